@@ -1,0 +1,113 @@
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// An error from fsgate-core: a stable [`ErrorKind`] plus a message for people.
+///
+/// The kind is what programs match on; the message is never parsed.
+#[derive(Debug)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+    path: Option<PathBuf>,
+}
+
+/// The kinds of failure the core reports. Each maps to one stable code at the binding layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The path does not exist.
+    NotFound,
+    /// The path names a directory where a file was expected.
+    IsDirectory,
+    /// The path is a device, FIFO, socket or other non-regular file.
+    BlockedDevice,
+    /// The real path lies outside every allowed root.
+    OutsideRoots,
+    /// The path is malformed (NUL byte, empty).
+    InvalidPath,
+    /// The file is larger than the caller allowed.
+    TooLarge,
+    /// The file's format is recognised but not supported by this operation.
+    Unsupported,
+    /// An image could not be decoded or re-encoded.
+    Image,
+    /// The caller cancelled the operation.
+    Cancelled,
+    /// The operating system refused access.
+    PermissionDenied,
+    /// Any other I/O failure.
+    Io,
+}
+
+impl Error {
+    /// Creates an error of `kind` with a lowercase message without trailing period.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error {
+            kind,
+            message: message.into(),
+            path: None,
+        }
+    }
+
+    /// Wraps an I/O error, classifying the common kinds.
+    pub fn io(err: std::io::Error) -> Error {
+        let kind = match err.kind() {
+            std::io::ErrorKind::NotFound => ErrorKind::NotFound,
+            std::io::ErrorKind::PermissionDenied => ErrorKind::PermissionDenied,
+            _ if err.raw_os_error() == Some(ENOTDIR) => ErrorKind::NotFound,
+            _ if err.raw_os_error() == Some(ELOOP) => ErrorKind::InvalidPath,
+            _ => ErrorKind::Io,
+        };
+        Error::new(kind, err.to_string())
+    }
+
+    /// Adds the path this error is about.
+    pub fn with_path(mut self, path: &Path) -> Error {
+        self.path = Some(path.to_path_buf());
+        self
+    }
+
+    /// The kind of this error.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The path this error is about, if known.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The message without the path.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+#[cfg(unix)]
+const ENOTDIR: i32 = libc::ENOTDIR;
+#[cfg(not(unix))]
+const ENOTDIR: i32 = 267; // ERROR_DIRECTORY
+#[cfg(unix)]
+const ELOOP: i32 = libc::ELOOP;
+#[cfg(not(unix))]
+const ELOOP: i32 = 1921; // ERROR_CANT_RESOLVE_FILENAME
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.path {
+            Some(p) => write!(f, "{}: {}", p.display(), self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(err: std::io::Error) -> Error {
+        Error::io(err)
+    }
+}
+
+/// The result type of fsgate-core.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,58 @@
+//! fsgate-core is the engine behind fsgate's agent tools: confined file access,
+//! streaming pagination, content hashing, exact token counting and image shaping.
+//!
+//! It knows nothing of sessions, schemas or policies; those live in the TypeScript
+//! facade. Every operation here is a plain, blocking function that takes a [`Cancel`]
+//! flag, so a binding can run it on a worker thread and stop it between chunks.
+//!
+//! The main entry point is [`read_file`]: it opens a path inside a set of [`Roots`]
+//! (checking the real path, and on Linux the opened file itself), sniffs what the file
+//! is from its bytes, and returns a [`Page`] of numbered lines, a [`ShapedImage`], or a
+//! notice, together with the size, mtime and xxh3-128 hash that a read-before-write
+//! contract records.
+//!
+//! ```
+//! use fsgate_core::{read_file, Cancel, Content, ReadConfig, Roots};
+//!
+//! let dir = std::env::temp_dir().join("fsgate-doc-example");
+//! std::fs::create_dir_all(&dir).unwrap();
+//! std::fs::write(dir.join("hello.txt"), "one\ntwo\nthree\n").unwrap();
+//!
+//! let roots = Roots::new(&[&dir]).unwrap();
+//! let mut config = ReadConfig::default();
+//! config.page().offset(2).limit(1);
+//! let out = read_file(&roots, &dir.join("hello.txt"), &config, &Cancel::new()).unwrap();
+//! match out.content {
+//!     Content::Text { page, .. } => {
+//!         assert_eq!(page.text, "     2\ttwo\n");
+//!         assert_eq!(page.total_lines, 3);
+//!     }
+//!     _ => unreachable!(),
+//! }
+//! ```
+//!
+//! Why one pass: a ranged read of a huge log must count every line (to say how many
+//! remain) and hash every byte (so a later write can tell whether the file changed), but
+//! keep only the page. [`page()`] does all three while streaming fixed-size chunks, so
+//! memory follows the page and time follows the file's size at memchr speed.
+#![deny(missing_docs)]
+
+mod cancel;
+mod confine;
+mod error;
+mod hash;
+mod image;
+mod page;
+mod read;
+mod sniff;
+mod tokens;
+
+pub use crate::cancel::Cancel;
+pub use crate::confine::{Opened, Roots};
+pub use crate::error::{Error, ErrorKind, Result};
+pub use crate::hash::{hash_bytes, hash_file, hash_reader, hex128};
+pub use crate::image::{shape_image, ImageConfig, ShapedImage};
+pub use crate::page::{group, page, LineStyle, Page, PageConfig};
+pub use crate::read::{read_file, Content, ReadConfig, ReadOutcome};
+pub use crate::sniff::{sniff, ImageFormat, Kind, TextEncoding, SNIFF_BYTES};
+pub use crate::tokens::{count_tokens, lines_within};

@@ -1,0 +1,368 @@
+//! Read: one call that opens a file inside the roots, decides what it is, and returns
+//! a page of text, a shaped image, or a short notice, with the facts a write contract needs.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use crate::cancel::Cancel;
+use crate::confine::{Opened, Roots};
+use crate::error::{Error, ErrorKind, Result};
+use crate::hash::hash_reader;
+use crate::image::{shape_image, ImageConfig, ShapedImage};
+use crate::page::{group, page, Page, PageConfig};
+use crate::sniff::{sniff, Kind, TextEncoding, SNIFF_BYTES};
+use crate::tokens::{count_tokens, lines_within};
+
+/// How to read. Built with setters; see each for its default.
+#[derive(Clone, Debug)]
+pub struct ReadConfig {
+    page: PageConfig,
+    ranged: bool,
+    max_unranged_bytes: u64,
+    max_image_file_bytes: u64,
+    token_limit: Option<usize>,
+    image: ImageConfig,
+}
+
+impl Default for ReadConfig {
+    fn default() -> ReadConfig {
+        ReadConfig {
+            page: PageConfig::default(),
+            ranged: false,
+            max_unranged_bytes: 10 * 1024 * 1024,
+            max_image_file_bytes: 64 * 1024 * 1024,
+            token_limit: Some(25_000),
+            image: ImageConfig::default(),
+        }
+    }
+}
+
+impl ReadConfig {
+    /// The page of text to return. By default, lines 1–2000 in `cat -n` style.
+    pub fn page(&mut self) -> &mut PageConfig {
+        &mut self.page
+    }
+
+    /// Whether the caller asked for an explicit range; unranged reads of text files over
+    /// [`ReadConfig::max_unranged_bytes`] are refused. By default, this is disabled.
+    pub fn ranged(&mut self, yes: bool) -> &mut Self {
+        self.ranged = yes;
+        self
+    }
+
+    /// The largest text file read without a range. By default, this is 10 MiB.
+    pub fn max_unranged_bytes(&mut self, bytes: u64) -> &mut Self {
+        self.max_unranged_bytes = bytes;
+        self
+    }
+
+    /// The largest image file decoded. By default, this is 64 MiB.
+    pub fn max_image_file_bytes(&mut self, bytes: u64) -> &mut Self {
+        self.max_image_file_bytes = bytes;
+        self
+    }
+
+    /// The token limit checked with the built-in o200k tokenizer, or `None` when the
+    /// caller counts tokens itself. By default, this is 25,000.
+    pub fn token_limit(&mut self, limit: Option<usize>) -> &mut Self {
+        self.token_limit = limit;
+        self
+    }
+
+    /// Limits for images. By default, 2000 px and 3.75 MiB.
+    pub fn image(&mut self) -> &mut ImageConfig {
+        &mut self.image
+    }
+}
+
+/// What [`read_file`] found.
+#[derive(Debug)]
+pub enum Content {
+    /// A page of text.
+    Text {
+        /// The page.
+        page: Page,
+        /// The file's encoding.
+        encoding: TextEncoding,
+        /// The exact token count of the page, when it had to be counted.
+        tokens: Option<usize>,
+        /// When the page is over the token limit: how many of its lines would fit.
+        fit_lines: Option<usize>,
+    },
+    /// An image, ready to send.
+    Image(ShapedImage),
+    /// A binary file that is not shown.
+    Binary {
+        /// A best guess at its type.
+        kind: &'static str,
+    },
+    /// A PDF document.
+    Pdf,
+}
+
+/// A finished read.
+#[derive(Debug)]
+pub struct ReadOutcome {
+    /// The real path that was read.
+    pub real_path: PathBuf,
+    /// Modification time in milliseconds since the epoch.
+    pub mtime_ms: f64,
+    /// Size in bytes.
+    pub size: u64,
+    /// xxh3-128 of the whole file.
+    pub hash: u128,
+    /// What was found.
+    pub content: Content,
+}
+
+/// Reads `path`, confined to `roots`.
+pub fn read_file(
+    roots: &Roots,
+    path: &Path,
+    config: &ReadConfig,
+    cancel: &Cancel,
+) -> Result<ReadOutcome> {
+    let (mut file, meta, real_path) = match roots.open_file(path)? {
+        Opened::File { file, meta, real } => (file, meta, real),
+        Opened::Null => {
+            return Ok(ReadOutcome {
+                real_path: PathBuf::from("/dev/null"),
+                mtime_ms: 0.0,
+                size: 0,
+                hash: crate::hash::hash_bytes(b""),
+                content: Content::Text {
+                    page: Page::default(),
+                    encoding: TextEncoding::Utf8,
+                    tokens: None,
+                    fit_lines: None,
+                },
+            })
+        }
+    };
+    let mtime_ms = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_secs_f64() * 1000.0)
+        .unwrap_or(0.0);
+    let size = meta.len();
+    let with_path = |e: Error| e.with_path(path);
+
+    let mut head = vec![0u8; SNIFF_BYTES];
+    let n = read_up_to(&mut file, &mut head).map_err(with_path)?;
+    head.truncate(n);
+    let kind = sniff(&head);
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| with_path(Error::io(e)))?;
+
+    let outcome = |hash, content| ReadOutcome {
+        real_path: real_path.clone(),
+        mtime_ms,
+        size,
+        hash,
+        content,
+    };
+    match kind {
+        Kind::Text(encoding) => {
+            if !config.ranged && size > config.max_unranged_bytes {
+                return Err(with_path(Error::new(
+                    ErrorKind::TooLarge,
+                    format!(
+                        "file is {} bytes, over the {} byte limit for a read without a range",
+                        group(size),
+                        group(config.max_unranged_bytes)
+                    ),
+                )));
+            }
+            let page = page(&mut file, encoding, &config.page, cancel).map_err(with_path)?;
+            let (tokens, fit_lines) = gate(&page, config.token_limit);
+            let hash = page.hash;
+            Ok(outcome(
+                hash,
+                Content::Text {
+                    page,
+                    encoding,
+                    tokens,
+                    fit_lines,
+                },
+            ))
+        }
+        Kind::Image(format) => {
+            if size > config.max_image_file_bytes {
+                return Err(with_path(Error::new(
+                    ErrorKind::TooLarge,
+                    format!(
+                        "image is {} bytes, over the {} byte limit",
+                        group(size),
+                        group(config.max_image_file_bytes)
+                    ),
+                )));
+            }
+            let mut bytes = Vec::with_capacity(size as usize);
+            file.read_to_end(&mut bytes)
+                .map_err(|e| with_path(Error::io(e)))?;
+            cancel.check()?;
+            let hash = crate::hash::hash_bytes(&bytes);
+            let image = shape_image(bytes, format, &config.image).map_err(with_path)?;
+            Ok(outcome(hash, Content::Image(image)))
+        }
+        Kind::Pdf => {
+            let (hash, _) = hash_reader(&mut file, cancel).map_err(with_path)?;
+            Ok(outcome(hash, Content::Pdf))
+        }
+        Kind::Binary(kind) => {
+            let (hash, _) = hash_reader(&mut file, cancel).map_err(with_path)?;
+            Ok(outcome(hash, Content::Binary { kind }))
+        }
+    }
+}
+
+/// The two-stage token gate. A token is at least one byte, so a page of no more bytes
+/// than the limit fits for certain; only a longer page is counted exactly.
+fn gate(page: &Page, limit: Option<usize>) -> (Option<usize>, Option<usize>) {
+    let Some(limit) = limit else {
+        return (None, None);
+    };
+    if page.overflow {
+        return (None, Some(lines_within(&page.text, limit)));
+    }
+    if page.text.len() <= limit {
+        return (None, None);
+    }
+    let tokens = count_tokens(&page.text);
+    let fit = (tokens > limit).then(|| lines_within(&page.text, limit));
+    (Some(tokens), fit)
+}
+
+fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(e)),
+        }
+    }
+    Ok(filled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "fsgate-read-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn wfile(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, data).unwrap();
+        p
+    }
+
+    #[test]
+    fn reads_text_page_with_hash() {
+        let dir = tmp();
+        let p = wfile(&dir, "a.txt", b"x\ny\n");
+        let roots = Roots::new(&[&dir]).unwrap();
+        let out = read_file(&roots, &p, &ReadConfig::default(), &Cancel::new()).unwrap();
+        assert_eq!(out.hash, crate::hash::hash_bytes(b"x\ny\n"));
+        match out.content {
+            Content::Text { page, .. } => assert_eq!(page.total_lines, 2),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn unranged_large_text_refused_ranged_allowed() {
+        let dir = tmp();
+        let p = wfile(&dir, "big.txt", &b"0123456789\n".repeat(200));
+        let roots = Roots::new(&[&dir]).unwrap();
+        let mut cfg = ReadConfig::default();
+        cfg.max_unranged_bytes(1000);
+        assert_eq!(
+            read_file(&roots, &p, &cfg, &Cancel::new())
+                .unwrap_err()
+                .kind(),
+            ErrorKind::TooLarge
+        );
+        cfg.ranged(true);
+        assert!(read_file(&roots, &p, &cfg, &Cancel::new()).is_ok());
+    }
+
+    #[test]
+    fn token_gate_counts_only_when_needed() {
+        let dir = tmp();
+        let p = wfile(
+            &dir,
+            "t.txt",
+            "word word word word\n".repeat(1000).as_bytes(),
+        );
+        let roots = Roots::new(&[&dir]).unwrap();
+        let mut cfg = ReadConfig::default();
+        cfg.token_limit(Some(100_000));
+        match read_file(&roots, &p, &cfg, &Cancel::new()).unwrap().content {
+            Content::Text {
+                tokens, fit_lines, ..
+            } => assert_eq!((tokens, fit_lines), (None, None)),
+            other => panic!("{other:?}"),
+        }
+        cfg.token_limit(Some(1000));
+        match read_file(&roots, &p, &cfg, &Cancel::new()).unwrap().content {
+            Content::Text {
+                tokens, fit_lines, ..
+            } => {
+                assert!(tokens.unwrap() > 1000);
+                let fit = fit_lines.unwrap();
+                assert!(fit > 0 && fit < 1000, "{fit}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn binary_and_pdf_detected() {
+        let dir = tmp();
+        let roots = Roots::new(&[&dir]).unwrap();
+        let bin = wfile(&dir, "x.bin", b"\x7fELF\x02\x01\x01\0\0\0");
+        assert!(matches!(
+            read_file(&roots, &bin, &ReadConfig::default(), &Cancel::new())
+                .unwrap()
+                .content,
+            Content::Binary { .. }
+        ));
+        let pdf = wfile(&dir, "x.txt", b"%PDF-1.4\n...");
+        assert!(matches!(
+            read_file(&roots, &pdf, &ReadConfig::default(), &Cancel::new())
+                .unwrap()
+                .content,
+            Content::Pdf
+        ));
+    }
+
+    #[test]
+    fn cancelled_read_stops() {
+        let dir = tmp();
+        let p = wfile(&dir, "a.txt", b"x\n");
+        let roots = Roots::new(&[&dir]).unwrap();
+        let cancel = Cancel::new();
+        cancel.cancel();
+        assert_eq!(
+            read_file(&roots, &p, &ReadConfig::default(), &cancel)
+                .unwrap_err()
+                .kind(),
+            ErrorKind::Cancelled
+        );
+    }
+}

@@ -1,0 +1,398 @@
+//! fsgate-node: the napi-rs bindings of fsgate-core, and nothing else.
+//!
+//! Every heavy call parses its options, runs one core function on the addon's own
+//! worker pool (sized to the machine, separate from libuv's pool that Node's fs calls
+//! share), and resolves a Promise. Failures resolve too, as a [`NativeError`] with a
+//! stable `code` chosen in one place ([`code_of`]), so no JavaScript ever parses a
+//! message. A panic in the core becomes an `INTERNAL` error, never a crash of the host.
+#![deny(clippy::all)]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::{Arc, LazyLock};
+
+use fsgate_core as core;
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+/// The addon's worker pool: one thread per core, never the JS thread or libuv's pool.
+static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .max(2);
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("fsgate-worker-{i}"))
+        .build()
+        .expect("the fsgate worker pool starts")
+});
+
+/// Runs `work` on the pool and resolves a Promise with its value or its error.
+fn run_on_pool<T, F>(env: &Env, work: F) -> Result<PromiseRaw<'_, Reply<T>>>
+where
+    T: ToNapiValue + Send + 'static,
+    F: FnOnce() -> core::Result<T> + Send + 'static,
+{
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    POOL.spawn(move || {
+        let outcome = catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(core::Error::new(
+                core::ErrorKind::Io,
+                format!("internal error: {what}"),
+            ))
+        });
+        let _ = tx.send(outcome);
+    });
+    env.spawn_future(async move {
+        match rx.await {
+            Ok(Ok(value)) => Ok(Reply {
+                value: Some(value),
+                error: None,
+            }),
+            Ok(Err(err)) => Ok(Reply {
+                value: None,
+                error: Some(NativeError::from(&err)),
+            }),
+            Err(_) => Ok(Reply {
+                value: None,
+                error: Some(NativeError {
+                    code: "INTERNAL".into(),
+                    message: "worker stopped".into(),
+                    path: None,
+                }),
+            }),
+        }
+    })
+}
+
+/// The one place where core error kinds become stable codes.
+pub fn code_of(kind: core::ErrorKind) -> &'static str {
+    use core::ErrorKind as K;
+    match kind {
+        K::NotFound => "NOT_FOUND",
+        K::IsDirectory => "IS_DIRECTORY",
+        K::BlockedDevice => "BLOCKED_DEVICE",
+        K::OutsideRoots => "PATH_OUTSIDE_WORKSPACE",
+        K::InvalidPath => "INVALID_INPUT",
+        K::TooLarge => "FILE_TOO_LARGE",
+        K::Unsupported => "UNSUPPORTED",
+        K::Image => "INVALID_IMAGE",
+        K::Cancelled => "ABORTED",
+        K::PermissionDenied => "PERMISSION_DENIED",
+        _ => "IO_ERROR",
+    }
+}
+
+/// A failure, as it crosses to JavaScript.
+#[napi(object)]
+pub struct NativeError {
+    /// The stable code.
+    pub code: String,
+    /// A message for people (lowercase, no path).
+    pub message: String,
+    /// The path the error is about, if any.
+    pub path: Option<String>,
+}
+
+impl From<&core::Error> for NativeError {
+    fn from(err: &core::Error) -> NativeError {
+        NativeError {
+            code: code_of(err.kind()).into(),
+            message: err.message().into(),
+            path: err.path().map(|p| p.display().to_string()),
+        }
+    }
+}
+
+/// Either a value or an error; exactly one is set.
+pub struct Reply<T> {
+    value: Option<T>,
+    error: Option<NativeError>,
+}
+
+impl<T: ToNapiValue> ToNapiValue for Reply<T> {
+    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
+        let env_ = Env::from_raw(env);
+        let mut obj = Object::new(&env_)?;
+        if let Some(value) = val.value {
+            obj.set("value", value)?;
+        }
+        if let Some(error) = val.error {
+            obj.set("error", error)?;
+        }
+        Object::to_napi_value(env, obj)
+    }
+}
+
+/// A cancellation flag: JavaScript calls `cancel()` when its AbortSignal fires.
+#[napi]
+pub struct CancelToken {
+    inner: core::Cancel,
+}
+
+#[napi]
+impl CancelToken {
+    /// Creates a token that is not cancelled.
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> CancelToken {
+        CancelToken {
+            inner: core::Cancel::new(),
+        }
+    }
+
+    /// Requests cancellation of every call that was given this token.
+    #[napi]
+    pub fn cancel(&self) {
+        self.inner.cancel();
+    }
+}
+
+fn cancel_of(token: Option<&CancelToken>) -> core::Cancel {
+    token.map(|t| t.inner.clone()).unwrap_or_default()
+}
+
+/// Options of [`Workspace::read`].
+#[napi(object)]
+pub struct ReadOptions {
+    /// Absolute path to read.
+    pub path: String,
+    /// 1-based first line. @default 1
+    pub offset: Option<f64>,
+    /// Most lines. @default 2000
+    pub limit: Option<f64>,
+    /// Whether the caller gave a range (unranged reads are size-capped). @default false
+    pub ranged: Option<bool>,
+    /// Line numbering: "cat-n" or "colon". @default "cat-n"
+    pub style: Option<String>,
+    /// Characters per line before a cut. @default 2000
+    pub max_line_chars: Option<u32>,
+    /// Largest unranged text read. @default 10485760
+    pub max_unranged_bytes: Option<f64>,
+    /// Token limit for the built-in counter; 0 when the caller counts. @default 25000
+    pub token_limit: Option<u32>,
+    /// Longest image edge. @default 2000
+    pub image_max_edge: Option<u32>,
+    /// Largest encoded image. @default 3932160
+    pub image_max_bytes: Option<u32>,
+}
+
+impl From<&ReadOptions> for core::ReadConfig {
+    fn from(o: &ReadOptions) -> core::ReadConfig {
+        let mut cfg = core::ReadConfig::default();
+        {
+            let page = cfg.page();
+            if let Some(v) = o.offset {
+                page.offset(v.max(0.0) as u64);
+            }
+            if let Some(v) = o.limit {
+                page.limit(v.max(1.0) as u64);
+            }
+            if let Some(v) = o.max_line_chars {
+                page.max_line_chars(v as usize);
+            }
+            if o.style.as_deref() == Some("colon") {
+                page.style(core::LineStyle::Colon);
+            }
+        }
+        cfg.ranged(o.ranged.unwrap_or(false));
+        if let Some(v) = o.max_unranged_bytes {
+            cfg.max_unranged_bytes(v.max(0.0) as u64);
+        }
+        let limit = o.token_limit.unwrap_or(25_000) as usize;
+        cfg.token_limit((limit > 0).then_some(limit));
+        // Stop building a page long before it could be sent: no token is longer than 256 bytes.
+        cfg.page().max_bytes(limit.max(25_000).saturating_mul(256));
+        if let Some(v) = o.image_max_edge {
+            cfg.image().max_edge(v);
+        }
+        if let Some(v) = o.image_max_bytes {
+            cfg.image().max_bytes(v as usize);
+        }
+        cfg
+    }
+}
+
+/// The outcome of a read. `kind` says which of the optional groups is set.
+#[napi(object)]
+pub struct ReadResult {
+    /// "text", "image", "binary" or "pdf".
+    pub kind: String,
+    /// The real path read.
+    pub real_path: String,
+    /// Modification time, ms since the epoch.
+    pub mtime_ms: f64,
+    /// Size in bytes.
+    pub size: f64,
+    /// xxh3-128 of the whole file, 32 hex digits.
+    pub hash: String,
+    /// Text: the numbered page.
+    pub text: Option<String>,
+    /// Text: first line of the page (0 if empty).
+    pub start_line: Option<f64>,
+    /// Text: last line of the page (0 if empty).
+    pub end_line: Option<f64>,
+    /// Text: lines in the file.
+    pub total_lines: Option<f64>,
+    /// Text: lines cut at the character limit.
+    pub cut_lines: Option<u32>,
+    /// Text: invalid UTF-8 was replaced.
+    pub lossy: Option<bool>,
+    /// Text: the page outgrew any token limit and stopped early.
+    pub overflow: Option<bool>,
+    /// Text: "utf-8", "utf-8-bom", "utf-16le" or "utf-16be".
+    pub encoding: Option<String>,
+    /// Text: exact token count, when it had to be counted.
+    pub tokens: Option<u32>,
+    /// Text: lines of the page that fit the token limit, when it did not fit.
+    pub fit_lines: Option<u32>,
+    /// Image: base64 data.
+    pub image_base64: Option<String>,
+    /// Image: MIME type.
+    pub mime: Option<String>,
+    /// Image: width sent.
+    pub width: Option<u32>,
+    /// Image: height sent.
+    pub height: Option<u32>,
+    /// Image: original width.
+    pub original_width: Option<u32>,
+    /// Image: original height.
+    pub original_height: Option<u32>,
+    /// Image: whether it was downscaled or re-encoded.
+    pub resized: Option<bool>,
+    /// Binary: best guess at the type.
+    pub binary_kind: Option<String>,
+}
+
+impl From<core::ReadOutcome> for ReadResult {
+    fn from(out: core::ReadOutcome) -> ReadResult {
+        let mut r = ReadResult {
+            kind: String::new(),
+            real_path: out.real_path.display().to_string(),
+            mtime_ms: out.mtime_ms,
+            size: out.size as f64,
+            hash: core::hex128(out.hash),
+            text: None,
+            start_line: None,
+            end_line: None,
+            total_lines: None,
+            cut_lines: None,
+            lossy: None,
+            overflow: None,
+            encoding: None,
+            tokens: None,
+            fit_lines: None,
+            image_base64: None,
+            mime: None,
+            width: None,
+            height: None,
+            original_width: None,
+            original_height: None,
+            resized: None,
+            binary_kind: None,
+        };
+        match out.content {
+            core::Content::Text {
+                page,
+                encoding,
+                tokens,
+                fit_lines,
+            } => {
+                r.kind = "text".into();
+                r.start_line = Some(page.start_line as f64);
+                r.end_line = Some(page.end_line as f64);
+                r.total_lines = Some(page.total_lines as f64);
+                r.cut_lines = Some(page.cut_lines);
+                r.lossy = Some(page.lossy);
+                r.overflow = Some(page.overflow);
+                r.encoding = Some(encoding.name().into());
+                r.tokens = tokens.map(|t| t as u32);
+                r.fit_lines = fit_lines.map(|t| t as u32);
+                r.text = Some(page.text);
+            }
+            core::Content::Image(img) => {
+                use base64::Engine as _;
+                r.kind = "image".into();
+                r.image_base64 = Some(base64::engine::general_purpose::STANDARD.encode(&img.bytes));
+                r.mime = Some(img.mime.into());
+                r.width = Some(img.width);
+                r.height = Some(img.height);
+                r.original_width = Some(img.original_width);
+                r.original_height = Some(img.original_height);
+                r.resized = Some(img.resized);
+            }
+            core::Content::Binary { kind } => {
+                r.kind = "binary".into();
+                r.binary_kind = Some(kind.into());
+            }
+            core::Content::Pdf => r.kind = "pdf".into(),
+        }
+        r
+    }
+}
+
+/// The folders a toolkit may touch, checked on real paths by every call.
+#[napi]
+pub struct Workspace {
+    roots: Arc<core::Roots>,
+}
+
+#[napi]
+impl Workspace {
+    /// Creates the confinement from existing folders (the workspace first).
+    #[napi(constructor)]
+    pub fn new(roots: Vec<String>) -> Result<Workspace> {
+        let roots =
+            core::Roots::new(&roots).map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
+        Ok(Workspace {
+            roots: Arc::new(roots),
+        })
+    }
+
+    /// Reads a file inside the roots on the worker pool.
+    #[napi(ts_return_type = "Promise<{ value?: ReadResult; error?: NativeError }>")]
+    pub fn read<'env>(
+        &self,
+        env: &'env Env,
+        options: ReadOptions,
+        cancel: Option<&CancelToken>,
+    ) -> Result<PromiseRaw<'env, Reply<ReadResult>>> {
+        let roots = self.roots.clone();
+        let cancel = cancel_of(cancel);
+        let config = core::ReadConfig::from(&options);
+        let path = PathBuf::from(options.path);
+        run_on_pool(env, move || {
+            core::read_file(&roots, &path, &config, &cancel).map(ReadResult::from)
+        })
+    }
+}
+
+/// Counts o200k tokens of a text on the worker pool.
+#[napi(ts_return_type = "Promise<{ value?: number; error?: NativeError }>")]
+pub fn count_tokens(env: &Env, text: String) -> Result<PromiseRaw<'_, Reply<u32>>> {
+    run_on_pool(env, move || Ok(core::count_tokens(&text) as u32))
+}
+
+/// Hashes a file with xxh3-128 on the worker pool; resolves 32 hex digits.
+#[napi(ts_return_type = "Promise<{ value?: string; error?: NativeError }>")]
+pub fn hash_file<'env>(
+    env: &'env Env,
+    path: String,
+    cancel: Option<&CancelToken>,
+) -> Result<PromiseRaw<'env, Reply<String>>> {
+    let cancel = cancel_of(cancel);
+    run_on_pool(env, move || {
+        core::hash_file(std::path::Path::new(&path), &cancel).map(|(h, _)| core::hex128(h))
+    })
+}
+
+/// Hashes bytes with xxh3-128 on the worker pool; resolves 32 hex digits.
+#[napi(ts_return_type = "Promise<{ value?: string; error?: NativeError }>")]
+pub fn hash_buffer(env: &Env, data: Buffer) -> Result<PromiseRaw<'_, Reply<String>>> {
+    run_on_pool(env, move || Ok(core::hex128(core::hash_bytes(&data))))
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+/** The `fsgate` command for people: `fsgate read <path> [--offset N] [--limit N]`. */
+import { readFileSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+
+import { createToolkit } from './toolkit.js'
+import { isPresetName } from './policy/presets.js'
+import type { ToolResult } from './result.js'
+
+const HELP = `fsgate — file and code tools for AI agents
+
+Usage:
+  fsgate read <path> [--offset N] [--limit N]   Read a file as an agent sees it
+  fsgate definitions [--dialect D] [--format F] Print the tool definitions as JSON
+  fsgate --version
+
+Options:
+  --workspace DIR   The workspace (default: the current folder)
+  --preset P        guarded (default) | claude-code | revka | consent
+  --json            Print the whole tool result as JSON
+  -h, --help        Show this help
+`
+
+async function main(argv: string[]): Promise<number> {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        offset: { type: 'string' },
+        limit: { type: 'string' },
+        workspace: { type: 'string' },
+        preset: { type: 'string' },
+        dialect: { type: 'string' },
+        format: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+      },
+    })
+  } catch (err) {
+    process.stderr.write(`fsgate: ${(err as Error).message}\n\n${HELP}`)
+    return 2
+  }
+  const { values, positionals } = parsed
+  if (values.version) {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+    process.stdout.write(`${pkg.version}\n`)
+    return 0
+  }
+  const [command, ...rest] = positionals
+  if (values.help || !command) {
+    process.stdout.write(HELP)
+    return command || values.help ? 0 : 2
+  }
+  if (values.preset !== undefined && !isPresetName(values.preset)) return usage(`unknown preset '${values.preset}'`)
+  const toolkit = createToolkit({ workspace: values.workspace ?? process.cwd(), preset: values.preset as never })
+
+  if (command === 'definitions') {
+    const defs = toolkit.definitions({ dialect: values.dialect as never, format: values.format as never })
+    process.stdout.write(`${JSON.stringify(defs, null, 2)}\n`)
+    return 0
+  }
+  if (command === 'read') {
+    if (rest.length !== 1) return usage('read takes one path')
+    const input: Record<string, unknown> = { path: rest[0] }
+    for (const key of ['offset', 'limit'] as const) {
+      const v = values[key]
+      if (v === undefined) continue
+      if (!/^-?\d+$/.test(v)) return usage(`--${key} must be an integer, got '${v}'`)
+      input[key] = Number(v)
+    }
+    const result = await toolkit.createSession().call('file_read', input)
+    return print(result, values.json ?? false)
+  }
+  return usage(`unknown command '${command}'`)
+}
+
+function print(result: ToolResult, json: boolean): number {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
+    return result.isError ? 1 : 0
+  }
+  const out = result.isError ? process.stderr : process.stdout
+  for (const block of result.content) {
+    if (block.type === 'text') out.write(`${block.text}\n`)
+    else out.write(`[${block.mimeType} image, ${Math.round((block.data.length * 3) / 4)} bytes; use --json to get its data]\n`)
+  }
+  if (result.isError && result.error) out.write(`(error code ${result.error.code})\n`)
+  return result.isError ? 1 : 0
+}
+
+function usage(message: string): number {
+  process.stderr.write(`fsgate: ${message}\n\n${HELP}`)
+  return 2
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`fsgate: ${err instanceof Error ? err.message : String(err)}\n`)
+    process.exit(1)
+  },
+)

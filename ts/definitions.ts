@@ -1,0 +1,40 @@
+/** Tool definitions for each SDK, generated from the zod schemas of each dialect. */
+import { z } from 'zod'
+
+import type { Dialect } from './policy/presets.js'
+import type { Tool } from './tool.js'
+
+export type DefinitionFormat = 'anthropic' | 'openai' | 'mcp'
+
+export type JsonSchema = Record<string, unknown>
+
+export type ToolDefinition =
+  | { name: string; description: string; input_schema: JsonSchema }
+  | { type: 'function'; function: { name: string; description: string; parameters: JsonSchema } }
+  | { name: string; description: string; inputSchema: JsonSchema }
+
+const DIALECTS: readonly Dialect[] = ['revka', 'claude', 'consent']
+
+export function definitionsFor(tools: ReadonlyArray<Tool<never>>, dialect: Dialect | 'all', format: DefinitionFormat): ToolDefinition[] {
+  if (dialect !== 'all' && !DIALECTS.includes(dialect)) throw new TypeError(`fsgate: unknown dialect '${String(dialect)}'`)
+  if (!['anthropic', 'openai', 'mcp'].includes(format)) throw new TypeError(`fsgate: unknown definitions format '${String(format)}'`)
+  const wanted = dialect === 'all' ? DIALECTS : [dialect]
+  const out: ToolDefinition[] = []
+  for (const d of wanted) {
+    for (const tool of tools) {
+      const form = tool.dialects[d]
+      if (!form) continue
+      const schema = jsonSchema(form.schema)
+      if (format === 'anthropic') out.push({ name: form.name, description: form.description, input_schema: schema })
+      else if (format === 'openai') out.push({ type: 'function', function: { name: form.name, description: form.description, parameters: schema } })
+      else out.push({ name: form.name, description: form.description, inputSchema: schema })
+    }
+  }
+  return out
+}
+
+/** The JSON Schema of a tool input, without the `$schema` key the SDKs do not want. */
+export function jsonSchema(schema: z.ZodType): JsonSchema {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as JsonSchema
+  return rest
+}

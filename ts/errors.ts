@@ -1,0 +1,114 @@
+/**
+ * Errors: one stable `code` per failure, the numeric `errorCode` of the seeds where
+ * one exists, and a class per code for programs that catch by type.
+ */
+
+/** Every code a tool result can carry. */
+export const ERROR_CODES = [
+  'NO_CHANGE',
+  'NOT_READ',
+  'PARTIAL_READ',
+  'STALE',
+  'STRING_NOT_FOUND',
+  'AMBIGUOUS_MATCH',
+  'INVALID_INPUT',
+  'INVALID_PATTERN',
+  'NOT_FOUND',
+  'IS_DIRECTORY',
+  'FILE_EXISTS',
+  'FILE_TOO_LARGE',
+  'ENCODING',
+  'TOKEN_LIMIT',
+  'BLOCKED_DEVICE',
+  'PATH_OUTSIDE_WORKSPACE',
+  'PROTECTED_PATH',
+  'PERMISSION_REQUIRED',
+  'PERMISSION_DENIED',
+  'AUTONOMY',
+  'APPROVAL_REQUIRED',
+  'COMMAND_DENIED',
+  'OTP_REQUIRED',
+  'RATE_LIMITED',
+  'TIMEOUT',
+  'BACKEND_UNAVAILABLE',
+  'EMERGENCY_STOP',
+  'UNSUPPORTED',
+  'INVALID_IMAGE',
+  'ABORTED',
+  'IO_ERROR',
+  'INTERNAL',
+] as const
+
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
+/** The seeds' numeric error codes (Claude Code's `errorCode`). */
+const NUMERIC: Partial<Record<ErrorCode, number>> = {
+  NO_CHANGE: 1,
+  NOT_READ: 2,
+  PARTIAL_READ: 2,
+  STALE: 3,
+  STRING_NOT_FOUND: 8,
+  AMBIGUOUS_MATCH: 9,
+}
+
+export interface ErrorDetails {
+  /** Structured facts for the host (also sent as the result's `data`). */
+  data?: Record<string, unknown>
+  nonce?: string
+  retryAfterMs?: number
+}
+
+/** The error every typed method throws; `message` is written for the model. */
+export class FsgateError extends Error {
+  readonly code: ErrorCode
+  readonly errorCode?: number
+  readonly data?: Record<string, unknown>
+  readonly nonce?: string
+  readonly retryAfterMs?: number
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message)
+    this.name = new.target.name
+    this.code = code
+    this.errorCode = NUMERIC[code]
+    this.data = details.data
+    this.nonce = details.nonce
+    this.retryAfterMs = details.retryAfterMs
+  }
+}
+
+/** TOKEN_LIMIT: the page is over the read token limit (named as in seed 000). */
+export class MaxFileReadTokenExceededError extends FsgateError {}
+/** INVALID_INPUT: the input broke the tool's schema or a rule on a field. */
+export class InvalidInputError extends FsgateError {}
+/** NOT_FOUND: the path does not exist. */
+export class NotFoundError extends FsgateError {}
+/** PATH_OUTSIDE_WORKSPACE: the real path leaves the workspace and allowedPaths. */
+export class PathOutsideWorkspaceError extends FsgateError {}
+/** BLOCKED_DEVICE: a device, FIFO, socket or other special file. */
+export class BlockedDeviceError extends FsgateError {}
+/** FILE_TOO_LARGE: over a size limit. */
+export class FileTooLargeError extends FsgateError {}
+/** ABORTED: the caller's AbortSignal fired. */
+export class AbortedError extends FsgateError {}
+
+const CLASSES: Partial<Record<ErrorCode, new (code: ErrorCode, message: string, details?: ErrorDetails) => FsgateError>> = {
+  TOKEN_LIMIT: MaxFileReadTokenExceededError,
+  INVALID_INPUT: InvalidInputError,
+  NOT_FOUND: NotFoundError,
+  PATH_OUTSIDE_WORKSPACE: PathOutsideWorkspaceError,
+  BLOCKED_DEVICE: BlockedDeviceError,
+  FILE_TOO_LARGE: FileTooLargeError,
+  ABORTED: AbortedError,
+}
+
+/** Creates the error of the class that belongs to `code`. */
+export function fsgateError(code: ErrorCode, message: string, details?: ErrorDetails): FsgateError {
+  const Class = CLASSES[code] ?? FsgateError
+  return new Class(code, message, details)
+}
+
+/** Whether `code` is one this package defines. */
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && (ERROR_CODES as readonly string[]).includes(code)
+}

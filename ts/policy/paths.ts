@@ -1,0 +1,30 @@
+/**
+ * The one path resolver every tool uses (SPEC §5.1). This part is lexical: it refuses
+ * malformed paths and turns a model's path into an absolute one. The native layer then
+ * checks the *real* path (symlinks resolved, and on Linux the opened file itself) against
+ * the workspace and `allowedPaths` at the moment of use.
+ */
+import { homedir } from 'node:os'
+import path from 'node:path'
+
+import { InvalidInputError } from '../errors.js'
+
+/** Resolves a model-supplied path against the workspace. Throws INVALID_INPUT for malformed paths. */
+export function resolvePath(workspace: string, input: string, field = 'path'): string {
+  if (input.length === 0) throw invalid(field, 'is empty; give a file path')
+  if (input.includes('\0')) throw invalid(field, 'contains a NUL byte; remove it and retry')
+  if (input.length > 4096) throw invalid(field, 'is longer than 4096 characters')
+  let p = input
+  if (p === '~' || p.startsWith('~/')) p = path.join(homedir(), p.slice(1))
+  return path.resolve(workspace, p)
+}
+
+/** How a path is shown to the model: relative to the workspace when inside it. */
+export function displayPath(workspace: string, abs: string): string {
+  const rel = path.relative(workspace, abs)
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : abs
+}
+
+function invalid(field: string, what: string): InvalidInputError {
+  return new InvalidInputError('INVALID_INPUT', `${field} ${what}.`, { data: { field } })
+}

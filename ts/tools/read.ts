@@ -1,0 +1,216 @@
+/**
+ * Read (file_read / Read), SPEC §3.1: numbered pages of text, images as image blocks,
+ * a short notice for binaries, special files refused, the two-stage token gate, and
+ * ~100-byte stubs for unchanged re-reads.
+ */
+import { z } from 'zod'
+
+import { FsgateError, InvalidInputError, MaxFileReadTokenExceededError } from '../errors.js'
+import { callNative, type NativeReadResult } from '../native.js'
+import { displayPath, resolvePath } from '../policy/paths.js'
+import { text, type ToolOutput } from '../result.js'
+import { defineTool, type ToolContext } from '../tool.js'
+
+export interface ReadInput {
+  path: string
+  offset?: number
+  limit?: number
+}
+
+const offset = z
+  .number()
+  .int()
+  .min(0)
+  .describe('The 1-based line to start at. Give it only for files too large to read at once; 0 or absent means line 1.')
+const limit = z.number().int().min(1).describe('How many lines to read (default 2000). Give it only for files too large to read at once.')
+
+const guide = (search: string) =>
+  `Reads a file from the workspace. Relative paths start at the workspace root.
+- Returns up to 2000 lines from the start by default, each with its line number; lines over 2000 characters are cut. For a large file, read a range with offset and limit; the output says where to continue.
+- On a big tree, find the lines you need with ${search} first, then read just that range.
+- Reads text (UTF-8, UTF-16), and images (PNG, JPEG, GIF, WebP), which you see as images. Binary files get a one-line notice.
+- Read a file before you change it: edits and writes to a file you have not read are refused.
+- Reading the same range of an unchanged file again returns a short notice that your earlier result is still current.`
+
+export const readTool = defineTool<ReadInput>({
+  name: 'file_read',
+  dialects: {
+    revka: {
+      name: 'file_read',
+      description: guide('content_search'),
+      schema: z.strictObject({ path: z.string().describe('Path of the file, relative to the workspace or absolute.'), offset: offset.optional(), limit: limit.optional() }),
+      toCanonical: (i) => i as unknown as ReadInput,
+    },
+    claude: {
+      name: 'Read',
+      description: guide('Grep'),
+      schema: z.strictObject({ file_path: z.string().describe('The path of the file to read.'), offset: offset.optional(), limit: limit.optional() }),
+      toCanonical: ({ file_path, ...rest }) => ({ path: file_path as string, ...rest }) as ReadInput,
+    },
+  },
+  run: read,
+})
+
+async function read(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> {
+  const abs = resolvePath(ctx.workspace, input.path)
+  const L = ctx.limits
+  const r = await callNative(
+    (cancel) =>
+      ctx.fs.read(
+        {
+          path: abs,
+          offset: input.offset,
+          limit: input.limit ?? L.readLines,
+          ranged: input.offset !== undefined || input.limit !== undefined,
+          style: ctx.preset.lineStyle,
+          maxLineChars: L.readLineChars,
+          maxUnrangedBytes: L.unrangedReadBytes,
+          tokenLimit: ctx.countTokens ? 0 : L.readTokens,
+          imageMaxEdge: L.imageMaxEdge,
+          imageMaxBytes: L.imageMaxBytes,
+        },
+        cancel,
+      ),
+    ctx.signal,
+  ).catch((err) => {
+    throw explain(err, input.path, ctx)
+  })
+  const shown = displayPath(ctx.workspace, r.realPath)
+  const facts = { realPath: r.realPath, mtimeMs: r.mtimeMs, size: r.size, contentHash: r.hash, totalLines: r.totalLines ?? 0 }
+  const base = { path: shown, realPath: r.realPath, size: r.size, mtimeMs: r.mtimeMs, contentHash: r.hash }
+
+  switch (r.kind) {
+    case 'pdf':
+      throw new FsgateError('UNSUPPORTED', `${shown} is a PDF. This version of fsgate cannot extract PDF text yet, so the file was not read.`, {
+        data: base,
+      })
+    case 'binary': {
+      const again = ctx.ledger.note(facts, null)
+      if (again && ctx.dedup) return unchanged(shown, base, 'notice')
+      return {
+        content: [text(`${shown} is a binary file (${num(r.size)} bytes, detected type: ${r.binaryKind}); its contents are not shown.`)],
+        data: { ...base, kind: 'binary', binaryType: r.binaryKind },
+      }
+    }
+    case 'image': {
+      const again = ctx.ledger.note(facts, null)
+      if (again && ctx.dedup) return unchanged(shown, base, 'image')
+      const data = {
+        ...base,
+        kind: 'image',
+        mimeType: r.mime,
+        width: r.width,
+        height: r.height,
+        originalWidth: r.originalWidth,
+        originalHeight: r.originalHeight,
+        resized: r.resized,
+      }
+      const content: ToolOutput['content'] = [{ type: 'image', data: r.imageBase64 as string, mimeType: r.mime as string }]
+      if (r.resized) content.push(text(`[image ${shown}: ${r.originalWidth}×${r.originalHeight} shown downscaled to ${r.width}×${r.height}]`))
+      return { content, data }
+    }
+    default:
+      return readText(r, input, ctx, shown, facts, base)
+  }
+}
+
+async function readText(
+  r: NativeReadResult,
+  input: ReadInput,
+  ctx: ToolContext,
+  shown: string,
+  facts: Parameters<ToolContext['ledger']['note']>[0],
+  base: Record<string, unknown>,
+): Promise<ToolOutput> {
+  const total = r.totalLines as number
+  const start = r.startLine as number
+  const end = r.endLine as number
+  const first = Math.max(1, input.offset ?? 1)
+  if (total > 0 && first > total) {
+    throw new InvalidInputError('INVALID_INPUT', `offset ${num(first)} is past the end of ${shown}, which has ${num(total)} lines. Use an offset from 1 to ${total}.`, {
+      data: { field: 'offset', totalLines: total },
+    })
+  }
+  await gate(r, ctx, shown, total, first)
+  const again = ctx.ledger.note(facts, total === 0 ? null : [start, end])
+  const data = {
+    ...base,
+    kind: 'text',
+    startLine: start,
+    endLine: end,
+    totalLines: total,
+    cutLines: r.cutLines,
+    encoding: r.encoding,
+    lossy: r.lossy,
+  }
+  if (again && ctx.dedup) return unchanged(shown, data, total === 0 ? 'empty file' : `lines ${start}-${end} of ${total}`)
+  if (total === 0) return { content: [text(`(${shown} is empty)`)], data }
+  let out = (r.text as string).slice(0, -1)
+  const more = total - end
+  if (ctx.preset.lineStyle === 'colon') out += `\n[Lines ${start}-${end} of ${total}]`
+  if (more > 0) out += `\n… ${num(more)} more line${more === 1 ? '' : 's'}; continue with offset=${end + 1}`
+  if (r.lossy) out += '\n(invalid UTF-8 bytes are shown as U+FFFD)'
+  return { content: [text(out)], data }
+}
+
+/** The second stage of the token gate (the first, in Rust, skips pages that cannot be over). */
+async function gate(r: NativeReadResult, ctx: ToolContext, shown: string, total: number, first: number): Promise<void> {
+  const max = ctx.limits.readTokens
+  let tokens = r.tokens ?? undefined
+  let fit = r.fitLines ?? undefined
+  const page = r.text as string
+  if (ctx.countTokens && !r.overflow && Buffer.byteLength(page) > max) {
+    tokens = await ctx.countTokens(page)
+    const lines = (r.endLine as number) - (r.startLine as number) + 1
+    if (tokens > max) fit = Math.floor((lines * max * 0.9) / tokens)
+  }
+  const over = r.overflow || (tokens !== undefined && tokens > max)
+  if (!over) return
+  const size = tokens !== undefined && !r.overflow ? num(tokens) : `more than ${num(max)}`
+  const hint = fit && fit > 0 ? `read part of it with offset=${first} and limit=${fit}, or search for what you need` : 'search for what you need instead'
+  throw new MaxFileReadTokenExceededError(
+    'TOKEN_LIMIT',
+    `${shown}: this page is ${size} tokens, over the ${num(max)}-token limit. The file has ${num(total)} lines; ${hint}.`,
+    { data: { tokens: tokens ?? null, maxTokens: max, totalLines: total, suggestedLimit: fit ?? null } },
+  )
+}
+
+function unchanged(shown: string, data: Record<string, unknown>, what: string): ToolOutput {
+  return {
+    content: [text(`${shown} is unchanged since you read it (${what}); that earlier result is still current.`)],
+    data: { ...data, unchanged: true },
+  }
+}
+
+/** Turns a native error into a message that tells the model what to do next. */
+function explain(err: unknown, given: string, ctx: ToolContext): unknown {
+  if (!(err instanceof FsgateError)) return err
+  const data = { path: given }
+  const say = (message: string) => new (err.constructor as typeof FsgateError)(err.code, message, { data })
+  switch (err.code) {
+    case 'NOT_FOUND':
+      return say(`File does not exist: ${given}. Check the path; relative paths start at the workspace (${ctx.workspace}).`)
+    case 'IS_DIRECTORY':
+      return say(`${given} is a directory, not a file. Read a file inside it instead.`)
+    case 'BLOCKED_DEVICE':
+      return say(`${given} is a device, FIFO, socket or other special file, which Read refuses (it may never end). Read a regular file.`)
+    case 'PATH_OUTSIDE_WORKSPACE':
+      return say(`${given} is outside the workspace (${ctx.workspace}) and the allowed paths, so it cannot be read. Use a path inside the workspace.`)
+    case 'FILE_TOO_LARGE':
+      return say(
+        `${given} is too large to read without a range (${err.message}). Read a range with offset and limit (e.g. offset=1 limit=${ctx.limits.readLines}), or search it for what you need.`,
+      )
+    case 'PERMISSION_DENIED':
+      return say(`Permission denied reading ${given}. It cannot be read by this process; try another file.`)
+    case 'INVALID_IMAGE':
+      return say(`${given} looks like an image but cannot be decoded (${err.message}).`)
+    case 'INVALID_INPUT':
+      return new InvalidInputError('INVALID_INPUT', `path ${err.message}. Give a valid file path.`, { data: { field: 'path' } })
+    default:
+      return err
+  }
+}
+
+function num(n: number): string {
+  return n.toLocaleString('en-US')
+}
