@@ -64,19 +64,27 @@ impl Roots {
     /// A directory is [`ErrorKind::IsDirectory`]. The open never blocks on a FIFO.
     pub fn open_file(&self, path: &Path) -> Result<Opened> {
         check_malformed(path)?;
-        let real = std::fs::canonicalize(path).map_err(|e| self.missing(path, e))?;
-        let meta = std::fs::metadata(&real).map_err(|e| Error::io(e).with_path(path))?;
-        if is_null_device(&real) {
-            return Ok(Opened::Null);
+        // The kernel follows every link here, including /proc's magic links such as
+        // /dev/stdin → /proc/self/fd/0 that have no real path to canonicalize.
+        if let Ok(meta) = std::fs::metadata(path) {
+            if !meta.is_file() && !meta.is_dir() {
+                let real = std::fs::canonicalize(path).ok();
+                return match real {
+                    Some(real) if is_null_device(&real) => Ok(Opened::Null),
+                    _ => Err(blocked(path)),
+                };
+            }
         }
+        let real = std::fs::canonicalize(path).map_err(|e| self.missing(path, e))?;
+        if !self.contains(&real) {
+            return Err(outside(path, &real));
+        }
+        let meta = std::fs::metadata(&real).map_err(|e| Error::io(e).with_path(path))?;
         if meta.is_dir() {
             return Err(Error::new(ErrorKind::IsDirectory, "is a directory").with_path(path));
         }
         if !meta.is_file() {
             return Err(blocked(path));
-        }
-        if !self.contains(&real) {
-            return Err(outside(path, &real));
         }
         let file = open_nonblocking(&real).map_err(|e| Error::io(e).with_path(path))?;
         let meta = file.metadata().map_err(|e| Error::io(e).with_path(path))?;
