@@ -50,10 +50,11 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   const [command, ...rest] = positionals
-  if (values.help || !command) {
+  if (values.help) {
     process.stdout.write(HELP)
-    return command || values.help ? 0 : 2
+    return 0
   }
+  if (!command) return usage('no command given')
   if (values.preset !== undefined && !isPresetName(values.preset)) return usage(`unknown preset '${values.preset}'`)
   const toolkit = createToolkit({ workspace: values.workspace ?? process.cwd(), preset: values.preset as never })
 

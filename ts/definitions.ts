@@ -36,5 +36,17 @@ export function definitionsFor(tools: ReadonlyArray<Tool<never>>, dialect: Diale
 /** The JSON Schema of a tool input, without the `$schema` key the SDKs do not want. */
 export function jsonSchema(schema: z.ZodType): JsonSchema {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as JsonSchema
-  return rest
+  return dropSafeIntegerBounds(rest) as JsonSchema
+}
+
+/** zod writes ±2^53-1 bounds on every integer; they say nothing to a model. */
+function dropSafeIntegerBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(dropSafeIntegerBounds)
+  if (typeof node !== 'object' || node === null) return node
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === 'maximum' && v === Number.MAX_SAFE_INTEGER) || (k === 'minimum' && v === Number.MIN_SAFE_INTEGER)) continue
+    out[k] = dropSafeIntegerBounds(v)
+  }
+  return out
 }

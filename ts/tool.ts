@@ -66,7 +66,7 @@ export function defineTool<C>(spec: ToolSpec<C>): Tool<C> {
       const form = spec.dialects[ctx.dialect]
       if (!form) throw new InvalidInputError('INVALID_INPUT', `Tool ${ctx.calledAs} has no ${ctx.dialect} form.`)
       const parsed = form.schema.safeParse(input)
-      if (!parsed.success) throw schemaError(ctx.calledAs, parsed.error)
+      if (!parsed.success) throw schemaError(ctx.calledAs, input, parsed.error)
       return spec.run(form.toCanonical(parsed.data as Record<string, unknown>), ctx)
     },
     async call(input, ctx) {
@@ -95,18 +95,33 @@ export function errorResult(err: unknown, errorPrefix = false): ToolResult {
   return { isError: true, content, error, ...(e.data ? { data: e.data } : {}) }
 }
 
-function schemaError(tool: string, error: z.ZodError): InvalidInputError {
+function schemaError(tool: string, input: unknown, error: z.ZodError): InvalidInputError {
   const issue = error.issues[0]
+  if (issue.path.length === 0 && (typeof input !== 'object' || input === null || Array.isArray(input))) {
+    return new InvalidInputError('INVALID_INPUT', `Invalid input for ${tool}: the input must be an object of named fields. Call ${tool} again with an object.`, {
+      data: { field: null },
+    })
+  }
   let field = issue.path.map(String).join('.')
   let what = issue.message
   if (issue.code === 'unrecognized_keys') {
     field = issue.keys[0]
     what = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`
-  } else if (issue.code === 'invalid_type' && issue.input === undefined) {
+  } else if (issue.code === 'invalid_type' && !present(input, issue.path)) {
     what = 'is required'
   }
   const where = field ? `${field}: ` : ''
   return new InvalidInputError('INVALID_INPUT', `Invalid input for ${tool}: ${where}${what}. Fix it and call ${tool} again.`, {
     data: { field: field || null, issues: error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
   })
+}
+
+/** Whether the input has a value (even a wrong one) at `path`. */
+function present(input: unknown, path: readonly PropertyKey[]): boolean {
+  let node = input
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return false
+    node = (node as Record<PropertyKey, unknown>)[key]
+  }
+  return node !== undefined
 }

@@ -122,6 +122,10 @@ export class Session {
   /** Calls a tool by any of its names. Never throws: failures are results with isError. */
   async call(name: string, input: unknown, options: CallOptions = {}): Promise<ToolResult> {
     try {
+      const signal = (options ?? {}).signal
+      if (signal !== undefined && !(signal instanceof AbortSignal)) {
+        return errorResult(new InvalidInputError('INVALID_INPUT', 'The call options.signal must be an AbortSignal.', { data: { field: 'signal' } }))
+      }
       const found = this.toolkit.lookup(name)
       if (!found) {
         return errorResult(
@@ -131,7 +135,7 @@ export class Session {
           this.toolkit.preset.errorPrefix,
         )
       }
-      return await found.tool.call(input, this.context(name, found.dialect, options))
+      return await found.tool.call(input, this.context(name, found.dialect, { signal }))
     } catch (err) {
       return errorResult(err, this.toolkit.preset.errorPrefix)
     }

@@ -171,7 +171,7 @@ async function gate(r: NativeReadResult, ctx: ToolContext, shown: string, total:
   throw new MaxFileReadTokenExceededError(
     'TOKEN_LIMIT',
     `${shown}: this page is ${size} tokens, over the ${num(max)}-token limit. The file has ${num(total)} lines; ${hint}.`,
-    { data: { tokens: tokens ?? null, maxTokens: max, totalLines: total, suggestedLimit: fit ?? null } },
+    { data: { tokens: tokens ?? null, maxTokens: max, totalLines: total, suggestedLimit: fit && fit > 0 ? fit : null } },
   )
 }
 

@@ -111,7 +111,8 @@ pub fn page<R: Read>(
 ) -> Result<Page> {
     let mut hasher = Xxh3::new();
     let mut pager = Pager::new(config);
-    let mut buf = vec![0u8; CHUNK];
+    // Start small so that small files cost little, and grow to CHUNK for big ones.
+    let mut buf = vec![0u8; 16 * 1024];
     let mut size = 0u64;
     let mut utf16 = match encoding {
         TextEncoding::Utf16Le => Some(encoding_rs::UTF_16LE.new_decoder_with_bom_removal()),
@@ -128,6 +129,9 @@ pub fn page<R: Read>(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(Error::io(e)),
         };
+        if n == buf.len() && buf.len() < CHUNK {
+            buf.resize(CHUNK, 0);
+        }
         let chunk = &buf[..n];
         hasher.update(chunk);
         size += n as u64;

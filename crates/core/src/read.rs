@@ -153,8 +153,12 @@ pub fn read_file(
     let n = read_up_to(&mut file, &mut head).map_err(with_path)?;
     head.truncate(n);
     let kind = sniff(&head);
-    file.seek(SeekFrom::Start(0))
-        .map_err(|e| with_path(Error::io(e)))?;
+    // A text file shorter than the sniff window is already in memory.
+    let whole = n < SNIFF_BYTES && n as u64 == size && matches!(kind, Kind::Text(_));
+    if !whole {
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| with_path(Error::io(e)))?;
+    }
 
     let outcome = |hash, content| ReadOutcome {
         real_path: real_path.clone(),
@@ -175,7 +179,12 @@ pub fn read_file(
                     ),
                 )));
             }
-            let page = page(&mut file, encoding, &config.page, cancel).map_err(with_path)?;
+            let page = if whole {
+                page(&head[..], encoding, &config.page, cancel)
+            } else {
+                page(&mut file, encoding, &config.page, cancel)
+            }
+            .map_err(with_path)?;
             let (tokens, fit_lines) = gate(&page, config.token_limit);
             let hash = page.hash;
             Ok(outcome(

@@ -1,0 +1,210 @@
+/**
+ * The `fsgate` command (SPEC §7), run as a real process from dist/: `read` output and
+ * exit codes, `--json`, `--help`, usage errors, `definitions`.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { png, put, removeTempDirs, tempDir } from './helpers.js'
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const cli = path.join(repo, 'dist', 'cli.js')
+let ws: string
+
+/** The newest modification time of any file under `dir`. */
+function newest(dir: string): number {
+  let t = 0
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) t = Math.max(t, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs)
+  }
+  return t
+}
+
+beforeAll(() => {
+  // Build the facade when dist/ is missing or older than the sources it is built from.
+  if (!fs.existsSync(cli) || fs.statSync(cli).mtimeMs < newest(path.join(repo, 'ts'))) {
+    execFileSync('npm', ['run', 'build:ts'], { cwd: repo, stdio: 'pipe' })
+  }
+  ws = tempDir('fsgate-cli-')
+  put(ws, 'five.txt', 'line 1\nline 2\nline 3\nline 4\nline 5\n')
+  put(ws, 'sub/deep.txt', 'deep\n')
+  put(ws, 'pic.png', png(4, 3))
+})
+
+afterAll(removeTempDirs)
+
+function run(args: string[], cwd = ws) {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', timeout: 30_000 })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+describe('fsgate read', () => {
+  it('prints the page and exits 0', () => {
+    const r = run(['read', 'five.txt', '--offset', '2', '--limit', '2'])
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe('     2\tline 2\n     3\tline 3\n… 2 more lines; continue with offset=4\n')
+    expect(r.code).toBe(0)
+  })
+
+  it('reads the whole small file without a range', () => {
+    const r = run(['read', 'five.txt'])
+    expect(r.stdout).toBe('     1\tline 1\n     2\tline 2\n     3\tline 3\n     4\tline 4\n     5\tline 5\n')
+    expect(r.code).toBe(0)
+  })
+
+  it('accepts --offset=N and --limit=N', () => {
+    const r = run(['read', 'five.txt', '--offset=5', '--limit=1'])
+    expect(r.stdout).toBe('     5\tline 5\n')
+    expect(r.code).toBe(0)
+  })
+
+  it('uses --workspace instead of the current folder', () => {
+    const r = run(['read', 'deep.txt', '--workspace', path.join(ws, 'sub')], repo)
+    expect(r.stdout).toBe('     1\tdeep\n')
+    expect(r.code).toBe(0)
+  })
+
+  it('uses the line style of --preset', () => {
+    const r = run(['read', 'five.txt', '--preset', 'revka', '--limit', '2'])
+    expect(r.stdout).toBe('1: line 1\n2: line 2\n[Lines 1-2 of 5]\n… 3 more lines; continue with offset=3\n')
+    expect(r.code).toBe(0)
+  })
+
+  it('an error exits 1 with its code on stderr and nothing on stdout', () => {
+    const r = run(['read', 'missing.txt'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain('NOT_FOUND')
+    expect(r.stderr).toContain('missing.txt')
+  })
+
+  it('a path outside the workspace exits 1 with PATH_OUTSIDE_WORKSPACE', () => {
+    const r = run(['read', '../../etc/passwd'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('PATH_OUTSIDE_WORKSPACE')
+    expect(r.stdout).not.toContain('root:')
+  })
+
+  it('describes an image instead of printing base64', () => {
+    const r = run(['read', 'pic.png'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/image\/png/)
+    expect(r.stdout).toMatch(/--json/)
+    expect(r.stdout.length).toBeLessThan(200)
+  })
+})
+
+describe('--json', () => {
+  it('prints the ToolResult', () => {
+    const r = run(['read', 'five.txt', '--offset', '4', '--json'])
+    expect(r.code).toBe(0)
+    const result = JSON.parse(r.stdout)
+    expect(result).toEqual({
+      isError: false,
+      content: [{ type: 'text', text: '     4\tline 4\n     5\tline 5' }],
+      data: expect.objectContaining({ path: 'five.txt', startLine: 4, endLine: 5, totalLines: 5 }),
+    })
+  })
+
+  it('prints an error result and exits 1', () => {
+    const r = run(['read', 'missing.txt', '--json'])
+    expect(r.code).toBe(1)
+    const result = JSON.parse(r.stdout)
+    expect(result.isError).toBe(true)
+    expect(result.error.code).toBe('NOT_FOUND')
+  })
+
+  it('carries the image data', () => {
+    const r = run(['read', 'pic.png', '--json'])
+    const result = JSON.parse(r.stdout)
+    expect(result.content[0]).toMatchObject({ type: 'image', mimeType: 'image/png' })
+    expect(Buffer.from(result.content[0].data, 'base64').equals(fs.readFileSync(path.join(ws, 'pic.png')))).toBe(true)
+  })
+})
+
+describe('usage', () => {
+  it('--help and -h print the usage and exit 0', () => {
+    for (const flag of ['--help', '-h']) {
+      const r = run([flag])
+      expect(r.code).toBe(0)
+      expect(r.stdout).toContain('Usage')
+      expect(r.stdout).toContain('fsgate read')
+    }
+    expect(run(['read', '--help']).code).toBe(0)
+  })
+
+  it('--version prints the package version', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8')) as { version: string }
+    const r = run(['--version'])
+    expect(r.stdout.trim()).toBe(pkg.version)
+    expect(r.code).toBe(0)
+  })
+
+  it.each([['abc'], ['1.5'], ['']])('a bad --offset (%j) exits 2 with a message', (value) => {
+    const r = run(['read', 'five.txt', `--offset=${value}`])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--offset')
+    expect(r.stdout).toBe('')
+  })
+
+  it('a bad --limit exits 2', () => {
+    const r = run(['read', 'five.txt', '--limit', 'ten'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--limit')
+  })
+
+  it('a negative --offset is refused with a message naming offset', () => {
+    const r = run(['read', 'five.txt', '--offset=-1'])
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/offset/)
+    expect(r.stdout).toBe('')
+  })
+
+  it.each([
+    ['no command', []],
+    ['an unknown command', ['frobnicate']],
+    ['read without a path', ['read']],
+    ['read with two paths', ['read', 'a', 'b']],
+    ['an unknown option', ['read', 'five.txt', '--bogus']],
+    ['an unknown preset', ['read', 'five.txt', '--preset', 'yolo']],
+  ])('%s exits 2 with the usage', (_label, args) => {
+    const r = run(args)
+    expect(r.code).toBe(2)
+    expect(r.stdout + r.stderr).toContain('Usage')
+  })
+
+  it('a workspace that does not exist fails cleanly, without a stack trace', () => {
+    const r = run(['read', 'x.txt', '--workspace', path.join(ws, 'nope')])
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain('nope')
+    expect(r.stderr).not.toMatch(/^\s+at /m)
+  })
+})
+
+describe('fsgate definitions', () => {
+  it('prints the definitions of a dialect and format as JSON', () => {
+    const r = run(['definitions', '--dialect', 'claude', '--format', 'openai'])
+    expect(r.code).toBe(0)
+    const defs = JSON.parse(r.stdout) as Array<{ type: string; function: { name: string } }>
+    expect(defs.map((d) => d.function.name)).toContain('Read')
+    expect(defs.every((d) => d.type === 'function')).toBe(true)
+  })
+
+  it('defaults to the preset dialect in the anthropic format', () => {
+    const r = run(['definitions'])
+    const defs = JSON.parse(r.stdout) as Array<{ name: string; input_schema: unknown }>
+    expect(defs.map((d) => d.name)).toContain('file_read')
+    expect(defs.every((d) => typeof d.input_schema === 'object')).toBe(true)
+  })
+
+  it('an unknown dialect fails cleanly', () => {
+    const r = run(['definitions', '--dialect', 'gpt'])
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toContain('gpt')
+    expect(r.stderr).not.toMatch(/^\s+at /m)
+  })
+})
