@@ -16,10 +16,11 @@ export type NativeError = Binding.NativeError
 type Reply<T> = { value?: T; error?: NativeError }
 
 /** Runs one native call with cancellation; resolves its value or throws an FsgateError. */
-export async function callNative<T>(start: (cancel: Binding.CancelToken) => Promise<Reply<T>>, signal?: AbortSignal): Promise<T> {
+export async function callNative<T>(start: (cancel?: Binding.CancelToken) => Promise<Reply<T>>, signal?: AbortSignal): Promise<T> {
   if (signal?.aborted) throw aborted()
-  const token = new native.CancelToken()
-  const onAbort = () => token.cancel()
+  // A token is a wrapped native object: made only when there is a signal to wire to it.
+  const token = signal ? new native.CancelToken() : undefined
+  const onAbort = () => token?.cancel()
   signal?.addEventListener('abort', onAbort, { once: true })
   try {
     const reply = await start(token)

@@ -120,7 +120,7 @@ async function readText(
   ctx: ToolContext,
   shown: string,
   facts: Parameters<ToolContext['ledger']['note']>[0],
-  base: Record<string, unknown>,
+  base: { path: string; realPath: string; size: number; mtimeMs: number; contentHash: string },
 ): Promise<ToolOutput> {
   const total = r.totalLines as number
   const start = r.startLine as number
@@ -133,8 +133,14 @@ async function readText(
   }
   await gate(r, ctx, shown, total, first)
   const again = ctx.ledger.note(facts, total === 0 ? null : [start, end])
+  // Spelled out rather than spread: this object is built on every read, and a spread
+  // followed by more keys takes V8's slow path.
   const data = {
-    ...base,
+    path: base.path,
+    realPath: base.realPath,
+    size: base.size,
+    mtimeMs: base.mtimeMs,
+    contentHash: base.contentHash,
     kind: 'text',
     startLine: start,
     endLine: end,

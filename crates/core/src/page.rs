@@ -70,6 +70,11 @@ impl PageConfig {
         self
     }
 
+    /// The first line of the page (1-based).
+    pub fn first_line(&self) -> u64 {
+        self.offset
+    }
+
     /// How lines are numbered. By default, this is [`LineStyle::CatN`].
     pub fn style(&mut self, style: LineStyle) -> &mut Self {
         self.style = style;
@@ -104,13 +109,65 @@ pub struct Page {
 ///
 /// Memory is proportional to the page (plus one fixed chunk), not to the file.
 pub fn page<R: Read>(
-    mut reader: R,
+    reader: R,
     encoding: TextEncoding,
     config: &PageConfig,
     cancel: &Cancel,
 ) -> Result<Page> {
+    run(
+        reader,
+        encoding,
+        config,
+        cancel,
+        Start::Beginning { index: false },
+    )
+    .map(|(page, _)| page)
+}
+
+/// Every this many lines, an indexed pass records where a line starts.
+pub(crate) const INDEX_STRIDE: u64 = 4096;
+
+/// Where a pass starts.
+pub(crate) enum Start {
+    /// At byte 0 of the file; with `index`, record the byte offset of every
+    /// [`INDEX_STRIDE`]th line start (line 1, 4097, …), in raw file bytes.
+    Beginning { index: bool },
+    /// Mid-file, at the start of `line`, in a file already known to have `total_lines`
+    /// (UTF-8 only): the pass stops as soon as the page is complete.
+    Resume { line: u64, total_lines: u64 },
+}
+
+/// The one streaming pass behind [`page`]. Returns the page and, when asked, the line index.
+pub(crate) fn run<R: Read>(
+    mut reader: R,
+    encoding: TextEncoding,
+    config: &PageConfig,
+    cancel: &Cancel,
+    start: Start,
+) -> Result<(Page, Option<Vec<u64>>)> {
     let mut hasher = Xxh3::new();
     let mut pager = Pager::new(config);
+    let resumed = match start {
+        Start::Beginning { index } => {
+            if index {
+                pager.index = Some(vec![if encoding == TextEncoding::Utf8Bom {
+                    3
+                } else {
+                    0
+                }]);
+                pager.index_base = if encoding == TextEncoding::Utf8Bom {
+                    3
+                } else {
+                    0
+                };
+            }
+            None
+        }
+        Start::Resume { line, total_lines } => {
+            pager.line = line;
+            Some(total_lines)
+        }
+    };
     // Start small so that small files cost little, and grow to CHUNK for big ones.
     let mut buf = vec![0u8; 16 * 1024];
     let mut size = 0u64;
@@ -120,11 +177,18 @@ pub fn page<R: Read>(
         _ => None,
     };
     let mut decoded = Vec::new();
-    let mut skip_bom = encoding == TextEncoding::Utf8Bom;
+    let mut skip_bom = encoding == TextEncoding::Utf8Bom && resumed.is_none();
+    let mut eof = false;
     loop {
         cancel.check()?;
+        if resumed.is_some() && pager.past_page() {
+            break;
+        }
         let n = match reader.read(&mut buf) {
-            Ok(0) => break,
+            Ok(0) => {
+                eof = true;
+                break;
+            }
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(Error::io(e)),
@@ -149,10 +213,14 @@ pub fn page<R: Read>(
         decode_utf16(decoder, &[], true, &mut decoded);
         pager.feed(&decoded);
     }
-    let mut page = pager.finish();
+    let index = pager.index.take();
+    let mut page = pager.finish(eof);
+    if let Some(total) = resumed {
+        page.total_lines = total;
+    }
     page.hash = hasher.digest128();
     page.size = size;
-    Ok(page)
+    Ok((page, index))
 }
 
 fn decode_utf16(decoder: &mut encoding_rs::Decoder, src: &[u8], last: bool, out: &mut Vec<u8>) {
@@ -175,6 +243,10 @@ struct Pager<'a> {
     any_bytes: bool,
     last_byte: u8,
     page: Page,
+    /// Byte offsets of every INDEX_STRIDE-th line start, when indexing.
+    index: Option<Vec<u64>>,
+    /// The stream position (in raw file bytes) of the next byte fed.
+    index_base: u64,
 }
 
 impl<'a> Pager<'a> {
@@ -189,11 +261,29 @@ impl<'a> Pager<'a> {
             any_bytes: false,
             last_byte: 0,
             page: Page::default(),
+            index: None,
+            index_base: 0,
         }
     }
 
     fn in_page(&self) -> bool {
         !self.page.overflow && self.line >= self.config.offset && self.line <= self.last_page_line
+    }
+
+    /// Whether every line of the page has been emitted (or the page overflowed).
+    fn past_page(&self) -> bool {
+        self.page.overflow || self.line > self.last_page_line
+    }
+
+    /// Notes that a new line (number `self.line`) starts at stream offset `at`.
+    fn line_starts(&mut self, at: u64) {
+        if let Some(index) = self.index.as_mut() {
+            if (self.line - 1) % INDEX_STRIDE == 0
+                && (self.line - 1) / INDEX_STRIDE == index.len() as u64
+            {
+                index.push(at);
+            }
+        }
     }
 
     fn feed(&mut self, mut bytes: &[u8]) {
@@ -202,35 +292,48 @@ impl<'a> Pager<'a> {
         }
         self.any_bytes = true;
         self.last_byte = bytes[bytes.len() - 1];
+        let mut base = self.index_base;
+        self.index_base += bytes.len() as u64;
         while !bytes.is_empty() {
             if !self.in_page() {
                 // Outside the page only the count matters: skip to the page start, or count the rest.
-                if self.line < self.config.offset && !self.page.overflow {
-                    let wanted = self.config.offset - self.line;
-                    let mut seen = 0u64;
-                    let mut cut = None;
-                    for pos in memchr::memchr_iter(b'\n', bytes) {
-                        seen += 1;
-                        if seen == wanted {
-                            cut = Some(pos + 1);
-                            break;
-                        }
-                    }
-                    self.line += seen;
-                    match cut {
-                        Some(at) => bytes = &bytes[at..],
-                        None => return,
-                    }
-                    continue;
+                let before = self.line < self.config.offset && !self.page.overflow;
+                if !before && self.index.is_none() {
+                    self.line += memchr::memchr_iter(b'\n', bytes).count() as u64;
+                    return;
                 }
-                self.line += memchr::memchr_iter(b'\n', bytes).count() as u64;
-                return;
+                let wanted = if before {
+                    self.config.offset - self.line
+                } else {
+                    u64::MAX
+                };
+                let mut seen = 0u64;
+                let mut cut = None;
+                for pos in memchr::memchr_iter(b'\n', bytes) {
+                    seen += 1;
+                    self.line += 1;
+                    self.line_starts(base + pos as u64 + 1);
+                    if seen == wanted {
+                        cut = Some(pos + 1);
+                        break;
+                    }
+                }
+                match cut {
+                    Some(at) => {
+                        bytes = &bytes[at..];
+                        base += at as u64;
+                    }
+                    None => return,
+                }
+                continue;
             }
             match memchr::memchr(b'\n', bytes) {
                 Some(pos) => {
                     self.push(&bytes[..pos]);
                     self.emit();
+                    self.line_starts(base + pos as u64 + 1);
                     bytes = &bytes[pos + 1..];
+                    base += pos as u64 + 1;
                 }
                 None => {
                     self.push(bytes);
@@ -303,8 +406,8 @@ impl<'a> Pager<'a> {
         self.cur_last_byte = 0;
     }
 
-    fn finish(mut self) -> Page {
-        let unterminated = self.any_bytes && self.last_byte != b'\n';
+    fn finish(mut self, eof: bool) -> Page {
+        let unterminated = eof && self.any_bytes && self.last_byte != b'\n';
         if unterminated && self.in_page() {
             self.emit();
             self.line -= 1;

@@ -3,14 +3,15 @@
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cancel::Cancel;
 use crate::confine::{Opened, Roots};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::hash_reader;
 use crate::image::{shape_image, ImageConfig, ShapedImage};
-use crate::page::{group, page, Page, PageConfig};
+use crate::index::{Facts, Identity, IndexCache};
+use crate::page::{group, page, run, Page, PageConfig, Start, INDEX_STRIDE};
 use crate::sniff::{sniff, Kind, TextEncoding, SNIFF_BYTES};
 use crate::tokens::{count_tokens, lines_within};
 
@@ -123,6 +124,21 @@ pub fn read_file(
     config: &ReadConfig,
     cancel: &Cancel,
 ) -> Result<ReadOutcome> {
+    read_file_cached(roots, path, config, None, cancel)
+}
+
+/// Files at least this large are indexed for later ranged reads.
+const INDEX_MIN_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Like [`read_file`], with a cache that lets ranged reads of large, unchanged UTF-8
+/// files seek straight to their page (the hash and line count come from the cache).
+pub fn read_file_cached(
+    roots: &Roots,
+    path: &Path,
+    config: &ReadConfig,
+    cache: Option<&IndexCache>,
+    cancel: &Cancel,
+) -> Result<ReadOutcome> {
     let (mut file, meta, real_path) = match roots.open_file(path)? {
         Opened::File { file, meta, real } => (file, meta, real),
         Opened::Null => {
@@ -182,7 +198,7 @@ pub fn read_file(
             let page = if whole {
                 page(&head[..], encoding, &config.page, cancel)
             } else {
-                page(&mut file, encoding, &config.page, cancel)
+                page_indexed(&mut file, &meta, encoding, config, cache, cancel)
             }
             .map_err(with_path)?;
             let (tokens, fit_lines) = gate(&page, config.token_limit);
@@ -225,6 +241,56 @@ pub fn read_file(
             Ok(outcome(hash, Content::Binary { kind }))
         }
     }
+}
+
+/// Pages a file, through the index cache when it is large UTF-8 text.
+fn page_indexed(
+    file: &mut std::fs::File,
+    meta: &std::fs::Metadata,
+    encoding: TextEncoding,
+    config: &ReadConfig,
+    cache: Option<&IndexCache>,
+    cancel: &Cancel,
+) -> Result<Page> {
+    let utf8 = matches!(encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom);
+    let id = Identity::of(meta);
+    let (Some(cache), Some(id), true, true) = (cache, id, utf8, meta.len() >= INDEX_MIN_BYTES)
+    else {
+        return page(file, encoding, &config.page, cancel);
+    };
+    if let Some(facts) = cache.get(&id) {
+        let k = ((config.page.first_line() - 1) / INDEX_STRIDE).min(facts.index.len() as u64 - 1);
+        file.seek(SeekFrom::Start(facts.index[k as usize]))
+            .map_err(Error::io)?;
+        let start = Start::Resume {
+            line: k * INDEX_STRIDE + 1,
+            total_lines: facts.total_lines,
+        };
+        let (mut page, _) = run(file, encoding, &config.page, cancel, start)?;
+        page.hash = facts.hash;
+        page.size = meta.len();
+        return Ok(page);
+    }
+    let made_at = SystemTime::now();
+    let (page, index) = run(
+        file,
+        encoding,
+        &config.page,
+        cancel,
+        Start::Beginning { index: true },
+    )?;
+    if let Some(index) = index.filter(|_| page.size == meta.len()) {
+        cache.put(
+            id,
+            made_at,
+            Facts {
+                hash: page.hash,
+                total_lines: page.total_lines,
+                index,
+            },
+        );
+    }
+    Ok(page)
 }
 
 /// The two-stage token gate. A token is at least one byte, so a page of no more bytes
@@ -358,6 +424,86 @@ mod tests {
                 .content,
             Content::Pdf
         ));
+    }
+
+    /// Ranged reads through the index cache give exactly the pages of a plain pass.
+    #[test]
+    fn indexed_pages_equal_plain_pages() {
+        let dir = tmp();
+        let mut text = String::from("\u{feff}");
+        for i in 1..=300_000u32 {
+            text.push_str(&format!("line {i} {}\n", "x".repeat((i % 17) as usize)));
+        }
+        text.push_str("last line without newline");
+        let p = wfile(&dir, "big.txt", text.as_bytes());
+        let roots = Roots::new(&[&dir]).unwrap();
+        let cache = IndexCache::new(8, std::time::Duration::ZERO);
+        for offset in [
+            1u64, 2, 4096, 4097, 4098, 150_000, 299_999, 300_001, 300_002,
+        ] {
+            let mut cfg = ReadConfig::default();
+            cfg.ranged(true).page().offset(offset).limit(3);
+            let plain = read_file(&roots, &p, &cfg, &Cancel::new()).unwrap();
+            for _ in 0..2 {
+                let cached =
+                    read_file_cached(&roots, &p, &cfg, Some(&cache), &Cancel::new()).unwrap();
+                assert_eq!(cached.hash, plain.hash);
+                match (&cached.content, &plain.content) {
+                    (Content::Text { page: a, .. }, Content::Text { page: b, .. }) => {
+                        assert_eq!(a.text, b.text, "offset {offset}");
+                        assert_eq!(
+                            (a.start_line, a.end_line, a.total_lines),
+                            (b.start_line, b.end_line, b.total_lines)
+                        );
+                    }
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+        let id = Identity::of(&std::fs::metadata(&p).unwrap()).unwrap();
+        assert_eq!(cache.get(&id).unwrap().total_lines, 300_001);
+    }
+
+    /// A changed file is never answered from the cache.
+    #[test]
+    fn index_cache_misses_after_a_change() {
+        let dir = tmp();
+        let body: String = (0..800_000).map(|i| format!("{i}\n")).collect();
+        let p = wfile(&dir, "big.txt", body.as_bytes());
+        let roots = Roots::new(&[&dir]).unwrap();
+        let cache = IndexCache::new(8, std::time::Duration::ZERO);
+        let mut cfg = ReadConfig::default();
+        cfg.ranged(true).page().offset(400_001).limit(1);
+        let first = read_file_cached(&roots, &p, &cfg, Some(&cache), &Cancel::new()).unwrap();
+        let before = Identity::of(&std::fs::metadata(&p).unwrap()).unwrap();
+        assert!(
+            cache.get(&before).is_some(),
+            "a settled large file is indexed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        std::fs::write(&p, body.replace("\n400000\n", "\n400001\n")).unwrap();
+        let second = read_file_cached(&roots, &p, &cfg, Some(&cache), &Cancel::new()).unwrap();
+        assert_ne!(first.hash, second.hash);
+        match second.content {
+            Content::Text { page, .. } => assert_eq!(page.text, "400001\t400001\n"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A file changed within the racy window is not cached at all.
+    #[test]
+    fn recently_changed_files_are_not_cached() {
+        let dir = tmp();
+        let body: String = (0..800_000).map(|i| format!("{i}\n")).collect();
+        let p = wfile(&dir, "big.txt", body.as_bytes());
+        let roots = Roots::new(&[&dir]).unwrap();
+        let cache = IndexCache::new(8, std::time::Duration::from_secs(3600));
+        let mut cfg = ReadConfig::default();
+        cfg.ranged(true);
+        read_file_cached(&roots, &p, &cfg, Some(&cache), &Cancel::new()).unwrap();
+        assert!(cache
+            .get(&Identity::of(&std::fs::metadata(&p).unwrap()).unwrap())
+            .is_none());
     }
 
     #[test]

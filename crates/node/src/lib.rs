@@ -340,6 +340,8 @@ impl From<core::ReadOutcome> for ReadResult {
 #[napi]
 pub struct Workspace {
     roots: Arc<core::Roots>,
+    /// Shared by every session of the toolkit: what passes over large files learned.
+    index: Arc<core::IndexCache>,
 }
 
 #[napi]
@@ -351,6 +353,7 @@ impl Workspace {
             core::Roots::new(&roots).map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
         Ok(Workspace {
             roots: Arc::new(roots),
+            index: Arc::new(core::IndexCache::default()),
         })
     }
 
@@ -363,11 +366,13 @@ impl Workspace {
         cancel: Option<&CancelToken>,
     ) -> Result<PromiseRaw<'env, Reply<ReadResult>>> {
         let roots = self.roots.clone();
+        let index = self.index.clone();
         let cancel = cancel_of(cancel);
         let config = core::ReadConfig::from(&options);
         let path = PathBuf::from(options.path);
         run_on_pool(env, move || {
-            core::read_file(&roots, &path, &config, &cancel).map(ReadResult::from)
+            core::read_file_cached(&roots, &path, &config, Some(&index), &cancel)
+                .map(ReadResult::from)
         })
     }
 }

@@ -1,0 +1,104 @@
+//! A toolkit-wide cache of what one pass over a large text file learned — its hash, its
+//! line count and where every 4096th line starts — so that the next ranged read of the
+//! same, unchanged file seeks straight to its page instead of reading the whole file.
+
+use std::collections::HashMap;
+use std::fs::Metadata;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+/// What identifies one version of a file without reading it. Any write changes the
+/// ctime, which no user can set; see [`IndexCache`] for the one case this misses.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub(crate) struct Identity {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Identity {
+    #[cfg(unix)]
+    pub(crate) fn of(meta: &Metadata) -> Option<Identity> {
+        use std::os::unix::fs::MetadataExt;
+        Some(Identity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+            ctime_ns: meta.ctime() as i128 * 1_000_000_000 + meta.ctime_nsec() as i128,
+        })
+    }
+
+    #[cfg(not(unix))]
+    pub(crate) fn of(_meta: &Metadata) -> Option<Identity> {
+        None
+    }
+
+    fn ctime(&self) -> SystemTime {
+        let ns = self.ctime_ns.max(0) as u128;
+        SystemTime::UNIX_EPOCH + Duration::from_nanos(ns.min(u64::MAX as u128) as u64)
+    }
+}
+
+/// The facts of one pass.
+#[derive(Debug)]
+pub(crate) struct Facts {
+    pub(crate) hash: u128,
+    pub(crate) total_lines: u64,
+    /// `index[k]` is the byte offset where line `k * INDEX_STRIDE + 1` starts.
+    pub(crate) index: Vec<u64>,
+}
+
+/// A bounded cache of [`Facts`] keyed by file [`Identity`].
+///
+/// File timestamps tick coarsely (a few milliseconds), so two same-size writes within
+/// one tick could share an identity. Like git's "racily clean" rule, an entry is only
+/// trusted when the file's ctime was already older than `racy` when the pass was made;
+/// a file changed that recently is read in full every time.
+#[derive(Debug)]
+pub struct IndexCache {
+    entries: Mutex<HashMap<Identity, (SystemTime, Arc<Facts>)>>,
+    capacity: usize,
+    racy: Duration,
+}
+
+impl Default for IndexCache {
+    fn default() -> IndexCache {
+        IndexCache::new(256, Duration::from_secs(2))
+    }
+}
+
+impl IndexCache {
+    /// A cache of at most `capacity` files that trusts only passes made at least `racy`
+    /// after the file's last change.
+    pub fn new(capacity: usize, racy: Duration) -> IndexCache {
+        IndexCache {
+            entries: Mutex::new(HashMap::new()),
+            capacity: capacity.max(1),
+            racy,
+        }
+    }
+
+    pub(crate) fn get(&self, id: &Identity) -> Option<Arc<Facts>> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.get(id).map(|(_, facts)| facts.clone())
+    }
+
+    pub(crate) fn put(&self, id: Identity, made_at: SystemTime, facts: Facts) {
+        let settled = made_at
+            .duration_since(id.ctime())
+            .is_ok_and(|age| age >= self.racy);
+        if !settled {
+            return;
+        }
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.len() >= self.capacity {
+            if let Some(oldest) = entries.iter().min_by_key(|(_, (t, _))| *t).map(|(k, _)| *k) {
+                entries.remove(&oldest);
+            }
+        }
+        entries.insert(id, (made_at, Arc::new(facts)));
+    }
+}
