@@ -193,19 +193,7 @@ fn opened_path(_file: &File) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tmp() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "fsgate-confine-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
+    use crate::testutil::tmp;
 
     #[test]
     fn file_inside_opens() {

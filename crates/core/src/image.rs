@@ -4,7 +4,7 @@
 use std::io::Cursor;
 
 use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
-use image::{DynamicImage, ImageEncoder, ImageReader, Limits};
+use image::{DynamicImage, ImageReader, Limits};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::sniff::ImageFormat;
@@ -161,34 +161,21 @@ fn resize(img: &DynamicImage, w: u32, h: u32) -> Result<DynamicImage> {
 
 fn encode(img: &DynamicImage, quality: u8) -> Result<(Vec<u8>, &'static str)> {
     let mut out = Vec::new();
-    let err =
-        |e: image::ImageError| Error::new(ErrorKind::Image, format!("cannot encode image: {e}"));
-    if img.color().has_alpha() {
-        image::codecs::png::PngEncoder::new(&mut out)
-            .write_image(
-                img.as_bytes(),
-                img.width(),
-                img.height(),
-                img.color().into(),
-            )
-            .map_err(err)?;
-        Ok((out, "image/png"))
+    let (written, mime) = if img.color().has_alpha() {
+        let encoder = image::codecs::png::PngEncoder::new(&mut out);
+        (img.write_with_encoder(encoder), "image/png")
     } else {
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality)
-            .write_image(
-                img.as_bytes(),
-                img.width(),
-                img.height(),
-                img.color().into(),
-            )
-            .map_err(err)?;
-        Ok((out, "image/jpeg"))
-    }
+        let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality);
+        (img.write_with_encoder(encoder), "image/jpeg")
+    };
+    written.map_err(|e| Error::new(ErrorKind::Image, format!("cannot encode image: {e}")))?;
+    Ok((out, mime))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use image::ImageEncoder;
 
     fn png(w: u32, h: u32) -> Vec<u8> {
         let img = image::RgbaImage::from_fn(w, h, |x, y| {

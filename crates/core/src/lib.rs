@@ -46,6 +46,8 @@ mod index;
 mod page;
 mod read;
 mod sniff;
+#[cfg(test)]
+mod testutil;
 mod tokens;
 
 pub use crate::cancel::Cancel;

@@ -326,25 +326,7 @@ fn read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tmp() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!(
-            "fsgate-read-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn wfile(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
-        let p = dir.join(name);
-        std::fs::write(&p, data).unwrap();
-        p
-    }
+    use crate::testutil::{tmp, wfile};
 
     #[test]
     fn reads_text_page_with_hash() {
