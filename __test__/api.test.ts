@@ -93,6 +93,21 @@ describe('createToolkit', () => {
     expect(() => createToolkit({ workspace: ws.dir, limits: { [key]: value } as never })).toThrow(TypeError)
   })
 
+  it('refuses unknown policy options, a bad autonomy and a countTokens that is not a function', () => {
+    expect(() => createToolkit({ workspace: ws.dir, policy: { yolo: true } as never })).toThrow(/yolo/)
+    expect(() => createToolkit({ workspace: ws.dir, policy: { autonomy: 'yolo' as never } })).toThrow(/autonomy/)
+    expect(() => createToolkit({ workspace: ws.dir, policy: { allowedPaths: 'x' as never } })).toThrow(/allowedPaths/)
+    expect(() => createToolkit({ workspace: ws.dir, countTokens: 5 as never })).toThrow(/countTokens/)
+    for (const autonomy of ['read_only', 'supervised', 'full'] as const) {
+      expect(createToolkit({ workspace: ws.dir, policy: { autonomy } }).preset.autonomy).toBe(autonomy)
+    }
+  })
+
+  it('knows every limit of SPEC §4', () => {
+    const names = ['readLines', 'readLineChars', 'readTokens', 'unrangedReadBytes', 'pdfPagesPerRead', 'pdfMaxChars', 'pdfMaxBytes', 'searchResults', 'globResults', 'shellTimeoutSecs', 'shellOutputBytes', 'semanticTopK', 'imageMaxEdge', 'imageMaxBytes']
+    for (const name of names) expect(createToolkit({ workspace: ws.dir, limits: { [name]: 3 } }).limits).toMatchObject({ [name]: 3 })
+  })
+
   it('refuses an allowedPaths entry that does not exist', () => {
     expect(() => createToolkit({ workspace: ws.dir, policy: { allowedPaths: ['/definitely/not/here'] } })).toThrow(TypeError)
   })
@@ -165,8 +180,28 @@ describe('session.call never throws', () => {
     })
   })
 
-  it('every error code it returns is a known one', () => {
-    expect(ERROR_CODES).toEqual(expect.arrayContaining(['INVALID_INPUT', 'NOT_FOUND', 'TOKEN_LIMIT', 'BLOCKED_DEVICE', 'PATH_OUTSIDE_WORKSPACE', 'FILE_TOO_LARGE', 'ABORTED']))
+  it('every error code it returns is a known one, and SPEC §6 codes are all defined', async () => {
+    const s = createToolkit({ workspace: ws.dir, limits: { readTokens: 5 } }).createSession()
+    const calls: Array<[string, unknown]> = [
+      ['file_read', { path: 'missing.txt' }],
+      ['file_read', { path: '.' }],
+      ['file_read', { path: '../outside' }],
+      ['file_read', { path: '/dev/zero' }],
+      ['file_read', { path: 'a.txt', offset: -1 }],
+      ['file_read', { path: 'a.txt', pages: '1' }],
+      ['file_read', { path: 'huge.log', offset: 1 }],
+      ['nope', {}],
+    ]
+    const codes = new Set<string>()
+    for (const [name, input] of calls) {
+      const r = await s.call(name, input)
+      expect(r.isError).toBe(true)
+      codes.add(r.error!.code)
+      expect(ERROR_CODES as readonly string[]).toContain(r.error!.code)
+    }
+    expect(codes.size).toBeGreaterThanOrEqual(5)
+    const spec = ['NO_CHANGE', 'NOT_READ', 'PARTIAL_READ', 'STALE', 'STRING_NOT_FOUND', 'AMBIGUOUS_MATCH', 'INVALID_INPUT', 'INVALID_PATTERN', 'NOT_FOUND', 'FILE_EXISTS', 'FILE_TOO_LARGE', 'ENCODING', 'TOKEN_LIMIT', 'BLOCKED_DEVICE', 'PATH_OUTSIDE_WORKSPACE', 'PROTECTED_PATH', 'PERMISSION_REQUIRED', 'AUTONOMY', 'APPROVAL_REQUIRED', 'COMMAND_DENIED', 'OTP_REQUIRED', 'RATE_LIMITED', 'TIMEOUT', 'BACKEND_UNAVAILABLE', 'EMERGENCY_STOP']
+    expect(ERROR_CODES).toEqual(expect.arrayContaining(spec))
   })
 })
 
@@ -327,7 +362,7 @@ describe('definitions', () => {
     expect(() => JSON.parse(JSON.stringify(schema))).not.toThrow()
   }
 
-  it.each(formats)('claude dialect (%s): Read with file_path, offset, limit', (format) => {
+  it.each(formats)('claude dialect (%s): Read with file_path, offset, limit, pages', (format) => {
     const defs = ws.toolkit.definitions({ dialect: 'claude', format }).map((d) => flat(d, format))
     const read = defs.find((d) => d.name === 'Read')
     expect(read).toBeDefined()
@@ -335,7 +370,7 @@ describe('definitions', () => {
     checkSchema(read!.schema)
     expect(read!.schema.required).toEqual(['file_path'])
     const props = read!.schema.properties as Record<string, Record<string, unknown>>
-    expect(Object.keys(props).sort()).toEqual(['file_path', 'limit', 'offset'])
+    expect(Object.keys(props).sort()).toEqual(['file_path', 'limit', 'offset', 'pages'])
     expect(props.file_path.type).toBe('string')
     expect(props.offset).toMatchObject({ type: 'integer', minimum: 0 })
     expect(props.limit).toMatchObject({ type: 'integer', minimum: 1 })
@@ -343,7 +378,7 @@ describe('definitions', () => {
     expect(read!.description).not.toContain('content_search')
   })
 
-  it.each(formats)('revka dialect (%s): file_read with path, offset, limit', (format) => {
+  it.each(formats)('revka dialect (%s): file_read with path, offset, limit, pages', (format) => {
     const defs = ws.toolkit.definitions({ dialect: 'revka', format }).map((d) => flat(d, format))
     const read = defs.find((d) => d.name === 'file_read')
     expect(read).toBeDefined()
@@ -351,7 +386,7 @@ describe('definitions', () => {
     checkSchema(read!.schema)
     expect(read!.schema.required).toEqual(['path'])
     const props = read!.schema.properties as Record<string, Record<string, unknown>>
-    expect(Object.keys(props).sort()).toEqual(['limit', 'offset', 'path'])
+    expect(Object.keys(props).sort()).toEqual(['limit', 'offset', 'pages', 'path'])
     expect(props.offset).toMatchObject({ type: 'integer', minimum: 0 })
     expect(props.limit).toMatchObject({ type: 'integer', minimum: 1 })
     expect(read!.description).toContain('content_search')
@@ -419,17 +454,18 @@ describe('AbortSignal', () => {
   })
 
   it('aborting mid-read of a 200 MB file gives ABORTED quickly', async () => {
-    const s = ws.toolkit.createSession({ dedup: false })
+    // A new toolkit for each read: no line index yet, so each is a full pass over the file.
+    const fresh = () => createToolkit({ workspace: ws.dir }).createSession({ dedup: false })
     const lastLines = HUGE_BYTES / HUGE_LINE.length
     // Warm the page cache and measure one full pass, so the cancelled run can be compared with it.
     let t = performance.now()
-    const full = await s.call('file_read', { path: 'huge.log', offset: lastLines - 1 })
+    const full = await fresh().call('file_read', { path: 'huge.log', offset: lastLines - 1 })
     const fullMs = performance.now() - t
     expect(ok(full)).toBe(`${lastLines - 1}\t${HUGE_LINE.trimEnd()}\n${lastLines}\t${HUGE_LINE.trimEnd()}`)
 
     const controller = new AbortController()
     t = performance.now()
-    const pending = s.call('file_read', { path: 'huge.log', offset: lastLines - 1 }, { signal: controller.signal })
+    const pending = fresh().call('file_read', { path: 'huge.log', offset: lastLines - 1 }, { signal: controller.signal })
     setTimeout(() => controller.abort(), 2)
     const r = await pending
     const cancelledMs = performance.now() - t

@@ -1,19 +1,20 @@
 // `npm pack` of the root gives a tarball that installs in an empty folder and works there.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const root = path.resolve(import.meta.dirname, '..')
 let app: string
+let out: string
 let files: string[]
 
 describe('npm pack', () => {
   beforeAll(() => {
-    const out = mkdtempSync(path.join(tmpdir(), 'fsgate-pack-'))
-    const report = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: root, encoding: 'utf8' })) as Array<{
+    out = mkdtempSync(path.join(tmpdir(), 'fsgate-pack-'))
+    const report = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: root, encoding: 'utf8' })) as Array<{
       filename: string
       files: Array<{ path: string }>
     }>
@@ -23,6 +24,10 @@ describe('npm pack', () => {
     execFileSync('npm', ['install', '--no-audit', '--no-fund', path.join(out, readdirSync(out)[0])], { cwd: app, stdio: 'pipe' })
     writeFileSync(path.join(app, 'hello.txt'), 'one\ntwo\n')
   }, 180_000)
+
+  afterAll(() => {
+    for (const dir of [out, app]) if (dir) rmSync(dir, { recursive: true, force: true })
+  })
 
   it('ships the facade, the loader and the addon, and no tests or sources', () => {
     expect(files).toContain('dist/index.js')

@@ -2,6 +2,7 @@
  * Workspace confinement, SPEC §5.1: malformed paths, `..` and symlink escapes, missing
  * files outside (nothing revealed), allowedPaths, and paths that stay inside.
  */
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -103,6 +104,35 @@ describe('escapes are refused', () => {
     fs.symlinkSync(outside, path.join(wsDir, 'linked-out'))
     refused(await ws.session.call('file_read', { path: 'linked-out/notes.txt' }))
     refused(await ws.session.call('file_read', { path: 'linked-out/missing.txt' }))
+  })
+
+  it('a dangling symlink whose target would be outside is outside, never NOT_FOUND', async () => {
+    fs.symlinkSync(path.join(root, 'no-such-file'), path.join(wsDir, 'dangling-out'))
+    fs.symlinkSync('no-such-sibling', path.join(wsDir, 'dangling-in'))
+    refused(await ws.session.call('file_read', { path: 'dangling-out' }))
+    fails(await ws.session.call('file_read', { path: 'dangling-in' }), 'NOT_FOUND')
+  })
+
+  it('a symlink loop outside is outside, never a loop error', async () => {
+    fs.symlinkSync(path.join(root, 'loop-b'), path.join(root, 'loop-a'))
+    fs.symlinkSync(path.join(root, 'loop-a'), path.join(root, 'loop-b'))
+    fs.symlinkSync(path.join(root, 'loop-a'), path.join(wsDir, 'to-loop'))
+    refused(await ws.session.call('file_read', { path: 'to-loop' }))
+  })
+
+  it('/dev/stdin is BLOCKED_DEVICE even when stdin is a regular file in the workspace', () => {
+    const script = `import { createToolkit } from ${JSON.stringify(path.resolve(import.meta.dirname, '../dist/index.js'))}
+const s = createToolkit({ workspace: process.argv[1] }).createSession()
+const out = []
+for (const p of ['/dev/stdin', '/proc/self/fd/0', '/dev/fd/0']) out.push((await s.call('file_read', { path: p })).error?.code ?? 'READ')
+console.log(out.join(','))`
+    const fd = fs.openSync(path.join(wsDir, 'src/a.txt'), 'r')
+    try {
+      const out = execFileSync('node', ['--input-type=module', '-e', script, wsDir], { stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' })
+      expect(out.trim()).toBe('BLOCKED_DEVICE,BLOCKED_DEVICE,BLOCKED_DEVICE')
+    } finally {
+      fs.closeSync(fd)
+    }
   })
 
   it('a chain of symlinks that ends outside', async () => {

@@ -428,7 +428,7 @@ describe('images', () => {
   it('a corrupt image is an error, not garbage', async () => {
     put(ws.dir, 'broken.png', Buffer.concat([png(4, 4).subarray(0, 8), Buffer.from('not really a png at all')]))
     const r = await ws.session.call('file_read', { path: 'broken.png' })
-    expect(r.isError).toBe(true)
+    fails(r, 'INVALID_IMAGE')
     expect(r.content.every((b) => b.type === 'text')).toBe(true)
     expect(textOf(r).length).toBeLessThan(400)
   })
@@ -645,15 +645,20 @@ describe('token limit', () => {
     expect(counter).toHaveBeenCalledTimes(1)
     expect(counter.mock.calls[0][0]).toContain('   200\tline 200')
 
-    answer = 5000
+    // Now count by length: the page is ~1,500 "tokens", over the 1,000 limit.
+    counter.mockImplementation((t: string) => Math.ceil(t.length / 2))
+    counter.mockClear()
     const r = await custom.toolkit.createSession().call('file_read', { path: 'longer.txt' })
-    const text = fails(r, 'TOKEN_LIMIT')
-    expect(text).toContain('5,000')
-    expect(r.data).toMatchObject({ tokens: 5000, maxTokens: 1000 })
+    fails(r, 'TOKEN_LIMIT')
+    expect(r.data).toMatchObject({ maxTokens: 1000 })
+    expect(r.data?.tokens as number).toBeGreaterThan(1000)
+    // The suggestion comes from a binary search over line prefixes: a handful of calls, and it fits.
+    expect(counter.mock.calls.length).toBeLessThanOrEqual(10)
     const fit = r.data?.suggestedLimit as number
     expect(fit).toBeGreaterThan(0)
-    expect(fit).toBeLessThanOrEqual(40)
-    expect(counter).toHaveBeenCalledTimes(2)
+    expect(fit).toBeLessThan(200)
+    ok(await custom.toolkit.createSession().call('file_read', { path: 'longer.txt', limit: fit }))
+    fails(await custom.toolkit.createSession().call('file_read', { path: 'longer.txt', limit: fit + 1 }), 'TOKEN_LIMIT')
   })
 
   it('an async countTokens is awaited', async () => {
@@ -776,5 +781,101 @@ describe('content hash and concurrency', () => {
       expect(ok(shared).split('\n')[0]).toBe(`${500_000 + i}\t${millionLine(500_000 + i)}`)
       expect(shared.data?.totalLines).toBe(MILLION)
     }
+  })
+})
+
+describe('regressions found in review', () => {
+  it('a text file that mentions %PDF- is read as text', async () => {
+    put(ws.dir, 'pdfsniff.js', 'const MAGIC = "%PDF-"\nexport default MAGIC\n')
+    expect(ok(await ws.toolkit.createSession().call('file_read', { path: 'pdfsniff.js' }))).toBe('     1\tconst MAGIC = "%PDF-"\n     2\texport default MAGIC')
+  })
+
+  it('a PDF is refused, and pages is checked before anything is read', async () => {
+    put(ws.dir, 'doc.pdf', '%PDF-1.4\n%\u00e2\u00e3\n1 0 obj\n<<>>\nendobj\n')
+    const s = ws.toolkit.createSession()
+    fails(await s.call('file_read', { path: 'doc.pdf', pages: '1-3' }), 'UNSUPPORTED')
+    for (const bad of ['0', '3-1', 'x', '1,,2', '1-21']) {
+      const r = await s.call('file_read', { path: 'doc.pdf', pages: bad })
+      fails(r, 'INVALID_INPUT')
+      expect(r.data?.field).toBe('pages')
+    }
+    put(ws.dir, 'notpdf.txt', 'a\n')
+    const r = await s.call('Read', { file_path: 'notpdf.txt', pages: '1' })
+    expect(fails(r, 'INVALID_INPUT')).toMatch(/only for PDF/)
+  })
+
+  it('UTF-32 is a notice, not text full of NULs; NUL bytes after a UTF-8 BOM are binary', async () => {
+    const s = ws.toolkit.createSession()
+    const utf32 = Buffer.concat([Buffer.from([0xff, 0xfe, 0, 0]), Buffer.from('h\0\0\0i\0\0\0', 'latin1')])
+    put(ws.dir, 'u32.txt', utf32)
+    const r = await s.call('file_read', { path: 'u32.txt' })
+    expect(ok(r)).toMatch(/UTF-32/)
+    expect(ok(r)).not.toContain('\0')
+    put(ws.dir, 'bomnul.txt', Buffer.from([0xef, 0xbb, 0xbf, 0x61, 0, 0x62]))
+    const b = await s.call('file_read', { path: 'bomnul.txt' })
+    expect(b.data?.kind).toBe('binary')
+    expect(ok(b)).not.toContain('\0')
+  })
+
+  it('an odd trailing byte in UTF-16 is shown as U+FFFD and flagged', async () => {
+    put(ws.dir, 'odd16.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hi\n', 'utf16le'), Buffer.from([0x41])]))
+    const r = await ws.toolkit.createSession().call('file_read', { path: 'odd16.txt' })
+    expect(ok(r)).toContain('\uFFFD')
+    expect(r.data?.lossy).toBe(true)
+  })
+
+  it('an image declaring more pixels than imageMaxPixels is refused before decoding', async () => {
+    put(ws.dir, 'wide.png', png(3000, 20))
+    const tk = createToolkit({ workspace: ws.dir, limits: { imageMaxPixels: 10_000 } })
+    const r = await tk.createSession().call('file_read', { path: 'wide.png' })
+    expect(fails(r, 'FILE_TOO_LARGE')).toMatch(/3000×20 pixels/)
+    const fine = await ws.toolkit.createSession().call('file_read', { path: 'wide.png' })
+    expect(fine.isError).toBe(false)
+    expect(fine.data).toMatchObject({ width: 2000, resized: true })
+  })
+
+  it('a corrupt image is INVALID_IMAGE', async () => {
+    put(ws.dir, 'truncated.png', Buffer.concat([png(4000, 10).subarray(0, 40), Buffer.alloc(20)]))
+    fails(await ws.toolkit.createSession().call('file_read', { path: 'truncated.png' }), 'INVALID_IMAGE')
+  })
+
+  it('TOKEN_LIMIT stays under 300 bytes even for a long path', async () => {
+    const deep = path.join(...Array.from({ length: 12 }, (_, i) => `a-rather-long-folder-name-${i}`), 'file.txt')
+    put(ws.dir, deep, numbered(2000))
+    const tk = createToolkit({ workspace: ws.dir, limits: { readTokens: 100 } })
+    const r = await tk.createSession().call('file_read', { path: deep })
+    expect(Buffer.byteLength(fails(r, 'TOKEN_LIMIT'))).toBeLessThan(300)
+  })
+
+  describe('a host countTokens', () => {
+    it('gets a suggested limit that really fits, even when lines differ in cost', async () => {
+      // The first 50 lines are long, the rest short: a proportional guess would not fit.
+      const body = Array.from({ length: 500 }, (_, i) => (i < 50 ? 'x'.repeat(400) : `l${i}`)).join('\n') + '\n'
+      put(ws.dir, 'skewed.txt', body)
+      const countTokens = (t: string) => Math.ceil(t.length / 4)
+      const tk = createToolkit({ workspace: ws.dir, countTokens, limits: { readTokens: 3000 } })
+      const r = await tk.createSession().call('file_read', { path: 'skewed.txt' })
+      fails(r, 'TOKEN_LIMIT')
+      const limit = r.data?.suggestedLimit as number
+      expect(limit).toBeGreaterThan(0)
+      const again = await tk.createSession().call('file_read', { path: 'skewed.txt', limit })
+      expect(again.isError).toBe(false)
+      const over = await tk.createSession().call('file_read', { path: 'skewed.txt', limit: limit + 1 })
+      fails(over, 'TOKEN_LIMIT')
+    })
+
+    it.each([
+      ['NaN', () => Number.NaN],
+      ['a negative number', () => -1],
+      ['a string', () => '12' as unknown as number],
+      ['a throw', () => {
+        throw new Error('quota exceeded')
+      }],
+    ])('that returns %s is an error, never a silent pass', async (_label, countTokens) => {
+      put(ws.dir, 'counted.txt', numbered(3000))
+      const tk = createToolkit({ workspace: ws.dir, countTokens, limits: { readTokens: 100 } })
+      const r = await tk.createSession().call('file_read', { path: 'counted.txt' })
+      expect(fails(r, 'INTERNAL')).toMatch(/countTokens/)
+    })
   })
 })

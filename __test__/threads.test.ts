@@ -1,11 +1,11 @@
 // Heavy work runs on the addon's own worker threads: never on the JS thread, and never
 // on libuv's pool that Node's own fs and crypto calls share.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, openSync, writeSync, closeSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { createToolkit } from '../ts/index.js'
 
@@ -20,6 +20,8 @@ describe('threads', () => {
     for (let i = 0; i < 60; i++) writeSync(fd, block) // ~110 MB, 1.2 M lines
     closeSync(fd)
   }, 60_000)
+
+  afterAll(() => rmSync(ws, { recursive: true, force: true }))
 
   it('reads while every libuv pool thread is busy', () => {
     // One libuv thread, held by a slow pbkdf2; a read must still finish long before it.

@@ -66,6 +66,8 @@ export interface ReadOptions {
   imageMaxEdge?: number
   /** Largest encoded image. @default 3932160 */
   imageMaxBytes?: number
+  /** Most pixels an image may have to be decoded. @default 50000000 */
+  imageMaxPixels?: number
 }
 
 /** The outcome of a read. `kind` says which of the optional groups is set. */

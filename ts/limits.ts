@@ -8,10 +8,28 @@ export interface Limits {
   readTokens: number
   /** Largest text file read without offset/limit, in bytes. */
   unrangedReadBytes: number
+  /** PDF pages per Read call. */
+  pdfPagesPerRead: number
+  /** Default pdf_read max_chars (capped at 200,000). */
+  pdfMaxChars: number
+  /** Largest PDF, in bytes. */
+  pdfMaxBytes: number
+  /** content_search results. */
+  searchResults: number
+  /** glob_search results (the claude dialect's Glob uses 100). */
+  globResults: number
+  /** Shell timeout in seconds. */
+  shellTimeoutSecs: number
+  /** Shell output in bytes. */
+  shellOutputBytes: number
+  /** semantic_code_search top_k default (max 25). */
+  semanticTopK: number
   /** Longest image edge in pixels. */
   imageMaxEdge: number
   /** Largest encoded image in bytes. */
   imageMaxBytes: number
+  /** Most pixels an image may have to be decoded and downscaled. */
+  imageMaxPixels: number
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -19,16 +37,26 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   readLineChars: 2000,
   readTokens: 25_000,
   unrangedReadBytes: 10 * 1024 * 1024,
+  pdfPagesPerRead: 20,
+  pdfMaxChars: 50_000,
+  pdfMaxBytes: 50 * 1024 * 1024,
+  searchResults: 1000,
+  globResults: 1000,
+  shellTimeoutSecs: 60,
+  shellOutputBytes: 1024 * 1024,
+  semanticTopK: 8,
   imageMaxEdge: 2000,
   imageMaxBytes: 3.75 * 1024 * 1024,
+  imageMaxPixels: 50_000_000,
 })
 
-/** Merges overrides into the defaults, refusing numbers that are not positive integers. */
+/** Merges overrides into the defaults, refusing unknown names and numbers that are not positive integers. */
 export function resolveLimits(overrides: Partial<Limits> = {}): Limits {
+  if (typeof overrides !== 'object' || overrides === null) throw new TypeError('fsgate: limits must be an object')
   const out: Limits = { ...DEFAULT_LIMITS }
   for (const [key, value] of Object.entries(overrides) as [keyof Limits, unknown][]) {
-    if (!(key in DEFAULT_LIMITS)) throw new TypeError(`fsgate: unknown limit '${key}'`)
-    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+    if (!Object.hasOwn(DEFAULT_LIMITS, key)) throw new TypeError(`fsgate: unknown limit '${key}'`)
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
       throw new TypeError(`fsgate: limits.${key} must be a positive integer, got ${String(value)}`)
     }
     out[key] = value

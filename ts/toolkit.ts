@@ -76,6 +76,10 @@ export class Toolkit {
     }
     const preset = options.preset ?? 'guarded'
     if (!isPresetName(preset)) throw new TypeError(`fsgate: unknown preset '${String(preset)}'`)
+    checkPolicy(options.policy)
+    if (options.countTokens !== undefined && typeof options.countTokens !== 'function') {
+      throw new TypeError('fsgate: countTokens must be a function (text) => number | Promise<number>')
+    }
     this.workspace = realDir(options.workspace, 'workspace')
     this.presetName = preset
     this.preset = { ...PRESETS[preset], ...(options.policy?.autonomy ? { autonomy: options.policy.autonomy } : {}) }
@@ -100,9 +104,10 @@ export class Toolkit {
     return this.byName.get(name)
   }
 
-  /** Names a model may call in the preset's dialect. */
+  /** Names a model may call: the preset's dialect first, else every name. */
   toolNames(): string[] {
-    return [...this.byName].filter(([, v]) => v.dialect === this.preset.dialect).map(([n]) => n)
+    const own = [...this.byName].filter(([, v]) => v.dialect === this.preset.dialect).map(([n]) => n)
+    return own.length > 0 ? own : [...this.byName.keys()]
   }
 }
 
@@ -122,10 +127,6 @@ export class Session {
   /** Calls a tool by any of its names. Never throws: failures are results with isError. */
   async call(name: string, input: unknown, options: CallOptions = {}): Promise<ToolResult> {
     try {
-      const signal = (options ?? {}).signal
-      if (signal !== undefined && !(signal instanceof AbortSignal)) {
-        return errorResult(new InvalidInputError('INVALID_INPUT', 'The call options.signal must be an AbortSignal.', { data: { field: 'signal' } }))
-      }
       const found = this.toolkit.lookup(name)
       if (!found) {
         return errorResult(
@@ -135,7 +136,7 @@ export class Session {
           this.toolkit.preset.errorPrefix,
         )
       }
-      return await found.tool.call(input, this.context(name, found.dialect, { signal }))
+      return await found.tool.call(input, this.context(name, found.dialect, options))
     } catch (err) {
       return errorResult(err, this.toolkit.preset.errorPrefix)
     }
@@ -157,7 +158,11 @@ export class Session {
     return found.tool.invoke(input, this.context(name, found.dialect, options))
   }
 
-  private context(name: string, dialect: Dialect, options: CallOptions): ToolContext {
+  private context(name: string, dialect: Dialect, options: CallOptions | undefined | null): ToolContext {
+    const signal = options?.signal
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw new InvalidInputError('INVALID_INPUT', 'The call options.signal must be an AbortSignal.', { data: { field: 'signal' } })
+    }
     const tk = this.toolkit
     return {
       workspace: tk.workspace,
@@ -168,10 +173,25 @@ export class Session {
       ledger: this.ledger,
       dedup: this.dedup,
       countTokens: tk.options.countTokens,
-      signal: options.signal,
+      signal,
       calledAs: name,
       dialect,
     }
+  }
+}
+
+const POLICY_KEYS = new Set(['allowedPaths', 'autonomy'])
+const AUTONOMY = new Set(['read_only', 'supervised', 'full'])
+
+function checkPolicy(policy: PolicyOptions | undefined): void {
+  if (policy === undefined) return
+  if (typeof policy !== 'object' || policy === null) throw new TypeError('fsgate: policy must be an object')
+  for (const key of Object.keys(policy)) if (!POLICY_KEYS.has(key)) throw new TypeError(`fsgate: unknown policy option '${key}'`)
+  if (policy.autonomy !== undefined && !AUTONOMY.has(policy.autonomy)) {
+    throw new TypeError(`fsgate: policy.autonomy must be read_only, supervised or full, got '${String(policy.autonomy)}'`)
+  }
+  if (policy.allowedPaths !== undefined && !(Array.isArray(policy.allowedPaths) && policy.allowedPaths.every((p) => typeof p === 'string'))) {
+    throw new TypeError('fsgate: policy.allowedPaths must be an array of folder paths')
   }
 }
 

@@ -15,6 +15,7 @@ export interface ReadInput {
   path: string
   offset?: number
   limit?: number
+  pages?: string
 }
 
 const offset = z
@@ -23,6 +24,8 @@ const offset = z
   .min(0)
   .describe('The 1-based line to start at. Give it only for files too large to read at once; 0 or absent means line 1.')
 const limit = z.number().int().min(1).describe('How many lines to read (default 2000). Give it only for files too large to read at once.')
+
+const pages = z.string().describe('For PDF files only: the pages to read, e.g. "3", "1-5" or "2,4-6" (at most 20 a call).')
 
 const guide = (search: string) =>
   `Reads a file from the workspace. Relative paths start at the workspace root.
@@ -38,13 +41,13 @@ export const readTool = defineTool<ReadInput>({
     revka: {
       name: 'file_read',
       description: guide('content_search'),
-      schema: z.strictObject({ path: z.string().describe('Path of the file, relative to the workspace or absolute.'), offset: offset.optional(), limit: limit.optional() }),
+      schema: z.strictObject({ path: z.string().describe('Path of the file, relative to the workspace or absolute.'), offset: offset.optional(), limit: limit.optional(), pages: pages.optional() }),
       toCanonical: (i) => i as unknown as ReadInput,
     },
     claude: {
       name: 'Read',
       description: guide('Grep'),
-      schema: z.strictObject({ file_path: z.string().describe('The path of the file to read.'), offset: offset.optional(), limit: limit.optional() }),
+      schema: z.strictObject({ file_path: z.string().describe('The path of the file to read.'), offset: offset.optional(), limit: limit.optional(), pages: pages.optional() }),
       toCanonical: ({ file_path, ...rest }) => ({ path: file_path as string, ...rest }) as ReadInput,
     },
   },
@@ -54,6 +57,7 @@ export const readTool = defineTool<ReadInput>({
 async function read(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> {
   const abs = resolvePath(ctx.workspace, input.path)
   const L = ctx.limits
+  const pageList = input.pages === undefined ? undefined : parsePages(input.pages, L.pdfPagesPerRead)
   const r = await callNative(
     (cancel) =>
       ctx.fs.read(
@@ -68,6 +72,7 @@ async function read(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> {
           tokenLimit: ctx.countTokens ? 0 : L.readTokens,
           imageMaxEdge: L.imageMaxEdge,
           imageMaxBytes: L.imageMaxBytes,
+          imageMaxPixels: L.imageMaxPixels,
         },
         cancel,
       ),
@@ -79,6 +84,11 @@ async function read(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> {
   const facts = { realPath: r.realPath, mtimeMs: r.mtimeMs, size: r.size, contentHash: r.hash, totalLines: r.totalLines ?? 0 }
   const base = { path: shown, realPath: r.realPath, size: r.size, mtimeMs: r.mtimeMs, contentHash: r.hash }
 
+  if (pageList && r.kind !== 'pdf') {
+    throw new InvalidInputError('INVALID_INPUT', `pages is only for PDF files, and ${shown} is not one. Read it with offset and limit instead.`, {
+      data: { field: 'pages' },
+    })
+  }
   switch (r.kind) {
     case 'pdf':
       throw new FsgateError('UNSUPPORTED', `${shown} is a PDF. This version of fsgate cannot extract PDF text yet, so the file was not read.`, {
@@ -131,7 +141,7 @@ async function readText(
       data: { field: 'offset', totalLines: total },
     })
   }
-  await gate(r, ctx, shown, total, first)
+  await gate(r, ctx, total, first)
   const again = ctx.ledger.note(facts, total === 0 ? null : [start, end])
   // Spelled out rather than spread: this object is built on every read, and a spread
   // followed by more keys takes V8's slow path.
@@ -155,20 +165,21 @@ async function readText(
   const more = total - end
   if (ctx.preset.lineStyle === 'colon') out += `\n[Lines ${start}-${end} of ${total}]`
   if (more > 0) out += `\n… ${num(more)} more line${more === 1 ? '' : 's'}; continue with offset=${end + 1}`
-  if (r.lossy) out += '\n(invalid UTF-8 bytes are shown as U+FFFD)'
+  if (r.lossy) out += '\n(bytes that are not valid text in this encoding are shown as U+FFFD)'
   return { content: [text(out)], data }
 }
 
 /** The second stage of the token gate (the first, in Rust, skips pages that cannot be over). */
-async function gate(r: NativeReadResult, ctx: ToolContext, shown: string, total: number, first: number): Promise<void> {
+async function gate(r: NativeReadResult, ctx: ToolContext, total: number, first: number): Promise<void> {
   const max = ctx.limits.readTokens
   let tokens = r.tokens ?? undefined
   let fit = r.fitLines ?? undefined
   const page = r.text as string
-  if (ctx.countTokens && !r.overflow && Buffer.byteLength(page) > max) {
-    tokens = await ctx.countTokens(page)
-    const lines = (r.endLine as number) - (r.startLine as number) + 1
-    if (tokens > max) fit = Math.floor((lines * max * 0.9) / tokens)
+  if (ctx.countTokens && (r.overflow || Buffer.byteLength(page) > max)) {
+    const lines = page.split('\n').slice(0, -1)
+    const count = (k: number) => hostCount(ctx, lines.slice(0, k).join('\n'))
+    if (!r.overflow) tokens = await count(lines.length)
+    if (r.overflow || (tokens as number) > max) fit = await mostLinesWithin(lines.length, count, max)
   }
   const over = r.overflow || (tokens !== undefined && tokens > max)
   if (!over) return
@@ -176,9 +187,35 @@ async function gate(r: NativeReadResult, ctx: ToolContext, shown: string, total:
   const hint = fit && fit > 0 ? `read part of it with offset=${first} and limit=${fit}, or search for what you need` : 'search for what you need instead'
   throw new MaxFileReadTokenExceededError(
     'TOKEN_LIMIT',
-    `${shown}: this page is ${size} tokens, over the ${num(max)}-token limit. The file has ${num(total)} lines; ${hint}.`,
+    `This page is ${size} tokens, over the ${num(max)}-token limit. The file has ${num(total)} lines; ${hint}.`,
     { data: { tokens: tokens ?? null, maxTokens: max, totalLines: total, suggestedLimit: fit && fit > 0 ? fit : null } },
   )
+}
+
+/** Calls the host's token counter, refusing anything that is not a count. */
+async function hostCount(ctx: ToolContext, text: string): Promise<number> {
+  let n: unknown
+  try {
+    n = await (ctx.countTokens as (t: string) => Promise<number> | number)(text)
+  } catch (err) {
+    throw new FsgateError('INTERNAL', `The host's countTokens function failed (${err instanceof Error ? err.message : String(err)}), so the file was not read.`)
+  }
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
+    throw new FsgateError('INTERNAL', `The host's countTokens function returned ${String(n)}, not a token count, so the file was not read.`)
+  }
+  return n
+}
+
+/** The largest k in [0, n] with count(k) <= max, by binary search (about log2(n) counts). */
+async function mostLinesWithin(n: number, count: (k: number) => Promise<number>, max: number): Promise<number> {
+  let lo = 0
+  let hi = n
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2)
+    if ((await count(mid)) <= max) lo = mid
+    else hi = mid - 1
+  }
+  return lo
 }
 
 function unchanged(shown: string, data: Record<string, unknown>, what: string): ToolOutput {
@@ -204,7 +241,7 @@ function explain(err: unknown, given: string, ctx: ToolContext): unknown {
       return say(`${given} is outside the workspace (${ctx.workspace}) and the allowed paths, so it cannot be read. Use a path inside the workspace.`)
     case 'FILE_TOO_LARGE':
       return say(
-        `${given} is too large to read without a range (${err.message}). Read a range with offset and limit (e.g. offset=1 limit=${ctx.limits.readLines}), or search it for what you need.`,
+        `${given} is too large to read: ${err.message}. For a text file, read a range with offset and limit (e.g. offset=1 limit=${ctx.limits.readLines}), or search it for what you need.`,
       )
     case 'PERMISSION_DENIED':
       return say(`Permission denied reading ${given}. It cannot be read by this process; try another file.`)
@@ -215,6 +252,26 @@ function explain(err: unknown, given: string, ctx: ToolContext): unknown {
     default:
       return err
   }
+}
+
+/**
+ * Parses a page selection ("3", "1-5", "2,4-6") into sorted, distinct 1-based page
+ * numbers; INVALID_INPUT for bad syntax, reversed ranges or more than `max` pages.
+ */
+export function parsePages(spec: string, max: number): number[] {
+  const bad = (why: string) => new InvalidInputError('INVALID_INPUT', `pages ${why}. Use a form like "3", "1-5" or "2,4-6".`, { data: { field: 'pages' } })
+  const picked = new Set<number>()
+  for (const part of spec.split(',')) {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part)
+    if (!m) throw bad(`"${spec}" is not a page list`)
+    const from = Number(m[1])
+    const to = m[2] === undefined ? from : Number(m[2])
+    if (from < 1 || to < from) throw bad(`"${part.trim()}" is not a valid range (pages start at 1)`)
+    if (to - from + 1 > max) throw bad(`selects more than ${max} pages; read at most ${max} a call`)
+    for (let p = from; p <= to; p++) picked.add(p)
+    if (picked.size > max) throw bad(`selects more than ${max} pages; read at most ${max} a call`)
+  }
+  return [...picked].sort((a, b) => a - b)
 }
 
 function num(n: number): string {

@@ -50,7 +50,7 @@ impl Roots {
     /// Resolves `path` to its real path and checks it is inside the roots.
     pub fn resolve(&self, path: &Path) -> Result<PathBuf> {
         check_malformed(path)?;
-        let real = std::fs::canonicalize(path).map_err(|e| self.missing(path, e))?;
+        let real = std::fs::canonicalize(path).map_err(|e| self.unresolved(path, e))?;
         if !self.contains(&real) {
             return Err(outside(path, &real));
         }
@@ -59,13 +59,17 @@ impl Roots {
 
     /// Opens an existing regular file for reading, confined to the roots.
     ///
-    /// Devices, FIFOs and sockets are refused with [`ErrorKind::BlockedDevice`] wherever
-    /// they are (their type is all that is revealed); the null device is [`Opened::Null`].
-    /// A directory is [`ErrorKind::IsDirectory`]. The open never blocks on a FIFO.
+    /// Devices, FIFOs and sockets, and the stream aliases `/dev/stdin`, `/dev/fd/N` and
+    /// `/proc/*/fd/N`, are refused with [`ErrorKind::BlockedDevice`] wherever they are
+    /// (their type is all that is revealed); the null device is [`Opened::Null`]. A
+    /// directory is [`ErrorKind::IsDirectory`]. The open never blocks on a FIFO.
     pub fn open_file(&self, path: &Path) -> Result<Opened> {
         check_malformed(path)?;
-        // The kernel follows every link here, including /proc's magic links such as
-        // /dev/stdin → /proc/self/fd/0 that have no real path to canonicalize.
+        if is_stream_alias(path) {
+            return Err(blocked(path));
+        }
+        // The kernel follows every link here, including /proc's magic links that have
+        // no real path to canonicalize.
         if let Ok(meta) = std::fs::metadata(path) {
             if !meta.is_file() && !meta.is_dir() {
                 let real = std::fs::canonicalize(path).ok();
@@ -75,7 +79,7 @@ impl Roots {
                 };
             }
         }
-        let real = std::fs::canonicalize(path).map_err(|e| self.missing(path, e))?;
+        let real = std::fs::canonicalize(path).map_err(|e| self.unresolved(path, e))?;
         if !self.contains(&real) {
             return Err(outside(path, &real));
         }
@@ -83,44 +87,130 @@ impl Roots {
         if meta.is_dir() {
             return Err(Error::new(ErrorKind::IsDirectory, "is a directory").with_path(path));
         }
-        if !meta.is_file() {
-            return Err(blocked(path));
-        }
-        let file = open_nonblocking(&real).map_err(|e| Error::io(e).with_path(path))?;
-        let meta = file.metadata().map_err(|e| Error::io(e).with_path(path))?;
-        if !meta.is_file() {
-            return Err(blocked(path));
-        }
-        if let Some(opened) = opened_path(&file) {
+        let (file, meta) = open_regular(&real).map_err(|e| e.with_path(path))?;
+        self.check_opened(path, &real, &file, &meta)?;
+        Ok(Opened::File { file, meta, real })
+    }
+
+    /// Checks, after the open, that the file opened is the one that was checked: by the
+    /// kernel's own path of the handle where the platform has one, else by resolving the
+    /// path again and comparing the file's identity.
+    fn check_opened(&self, path: &Path, real: &Path, file: &File, meta: &Metadata) -> Result<()> {
+        if let Some(opened) = opened_path(file) {
             if !self.contains(&opened) {
                 return Err(outside(path, &opened));
             }
+            return Ok(());
         }
-        Ok(Opened::File { file, meta, real })
+        let again = std::fs::canonicalize(path).map_err(|e| self.unresolved(path, e))?;
+        let same = again == real && std::fs::metadata(&again).is_ok_and(|m| same_file(&m, meta));
+        if !same || !self.contains(&again) {
+            return Err(outside(path, &again));
+        }
+        Ok(())
+    }
+
+    /// The error for a path that cannot be resolved. Where the path would lead is
+    /// worked out by following its links by hand; if that is outside the roots, the path
+    /// is reported as outside, so nothing is revealed about what exists there.
+    fn unresolved(&self, path: &Path, err: std::io::Error) -> Error {
+        let err = Error::io(err).with_path(path);
+        // A loop is judged by where it was when it was given up on.
+        let (Ok(target) | Err(target)) = follow_links(path);
+        if self.contains(&target) {
+            err
+        } else {
+            outside(path, &target)
+        }
     }
 }
 
-impl Roots {
-    /// The error for a path that cannot be resolved. A missing path whose nearest existing
-    /// ancestor is outside the roots is reported as outside, so nothing is revealed about
-    /// what exists there.
-    fn missing(&self, path: &Path, err: std::io::Error) -> Error {
-        let err = Error::io(err).with_path(path);
-        if err.kind() != ErrorKind::NotFound {
-            return err;
-        }
-        let mut ancestor = path.parent();
-        while let Some(dir) = ancestor {
-            if let Ok(real) = std::fs::canonicalize(dir) {
-                if !self.contains(&real) {
-                    return outside(path, &real);
-                }
-                return err;
-            }
-            ancestor = dir.parent();
-        }
-        err
+/// Opens an existing regular file for reading without following a final symlink and
+/// without blocking; anything but a regular file is [`ErrorKind::BlockedDevice`].
+pub fn open_regular(path: &Path) -> Result<(File, Metadata)> {
+    check_malformed(path)?;
+    if is_stream_alias(path) {
+        return Err(blocked(path));
     }
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            return Err(if meta.is_dir() {
+                Error::new(ErrorKind::IsDirectory, "is a directory").with_path(path)
+            } else {
+                blocked(path)
+            });
+        }
+    }
+    let file = open_nonblocking(path).map_err(Error::io)?;
+    let meta = file.metadata().map_err(Error::io)?;
+    if !meta.is_file() {
+        return Err(blocked(path));
+    }
+    Ok((file, meta))
+}
+
+/// Where a path leads, following its symlinks by hand so that a missing final part
+/// (a dangling link, a file not yet created) still has an answer. A loop is `Err` with
+/// the point reached.
+fn follow_links(path: &Path) -> std::result::Result<PathBuf, PathBuf> {
+    use std::path::Component;
+    let mut pending: Vec<PathBuf> = path.components().rev().map(|c| PathBuf::from(c.as_os_str())).collect();
+    let mut resolved = PathBuf::new();
+    let mut hops = 0;
+    let mut missing = false;
+    while let Some(part) = pending.pop() {
+        match part.components().next() {
+            Some(Component::Prefix(_)) | Some(Component::RootDir) => resolved.push(&part),
+            Some(Component::CurDir) | None => {}
+            Some(Component::ParentDir) => {
+                resolved.pop();
+            }
+            Some(Component::Normal(name)) => {
+                let candidate = resolved.join(name);
+                let link = (!missing)
+                    .then(|| std::fs::symlink_metadata(&candidate).ok())
+                    .flatten()
+                    .filter(|m| m.file_type().is_symlink());
+                match link {
+                    Some(_) => {
+                        hops += 1;
+                        let target = match std::fs::read_link(&candidate) {
+                            Ok(target) if hops <= 40 => target,
+                            _ => return Err(resolved),
+                        };
+                        pending.extend(target.components().rev().map(|c| PathBuf::from(c.as_os_str())));
+                    }
+                    None => {
+                        missing = missing || std::fs::symlink_metadata(&candidate).is_err();
+                        resolved = candidate;
+                    }
+                }
+            }
+        }
+    }
+    Ok(resolved)
+}
+
+/// Paths that name a process's open streams rather than a file: `/dev/stdin`,
+/// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/*/fd/N`.
+fn is_stream_alias(path: &Path) -> bool {
+    let parts: Vec<_> = path.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    let parts: Vec<&str> = parts.iter().map(|s| s.as_str()).collect();
+    matches!(
+        parts.as_slice(),
+        ["/", "dev", "stdin" | "stdout" | "stderr", ..] | ["/", "dev", "fd", ..] | ["/", "proc", _, "fd", ..]
+    )
+}
+
+#[cfg(unix)]
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok()
 }
 
 fn check_malformed(path: &Path) -> Result<()> {
@@ -129,31 +219,18 @@ fn check_malformed(path: &Path) -> Result<()> {
         return Err(Error::new(ErrorKind::InvalidPath, "path is empty"));
     }
     if s.as_encoded_bytes().contains(&0) {
-        return Err(Error::new(
-            ErrorKind::InvalidPath,
-            "path contains a NUL byte",
-        ));
+        return Err(Error::new(ErrorKind::InvalidPath, "path contains a NUL byte"));
     }
     Ok(())
 }
 
 fn outside(path: &Path, real: &Path) -> Error {
-    Error::new(
-        ErrorKind::OutsideRoots,
-        format!(
-            "resolves to {} which is outside the allowed folders",
-            real.display()
-        ),
-    )
-    .with_path(path)
+    Error::new(ErrorKind::OutsideRoots, format!("resolves to {} which is outside the allowed folders", real.display()))
+        .with_path(path)
 }
 
 fn blocked(path: &Path) -> Error {
-    Error::new(
-        ErrorKind::BlockedDevice,
-        "is a device, FIFO, socket or other special file",
-    )
-    .with_path(path)
+    Error::new(ErrorKind::BlockedDevice, "is a device, FIFO, socket or other special file").with_path(path)
 }
 
 fn is_null_device(real: &Path) -> bool {
@@ -185,7 +262,22 @@ fn opened_path(file: &File) -> Option<PathBuf> {
     std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
 }
 
-#[cfg(not(target_os = "linux"))]
+/// The path of an open file as the kernel records it (`F_GETPATH`).
+#[cfg(target_os = "macos")]
+fn opened_path(file: &File) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
+    // SAFETY: F_GETPATH writes at most PATH_MAX bytes, NUL-terminated, into buf.
+    let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETPATH, buf.as_mut_ptr()) };
+    if rc == -1 {
+        return None;
+    }
+    let len = buf.iter().position(|&b| b == 0)?;
+    Some(PathBuf::from(std::ffi::OsStr::from_bytes(&buf[..len])))
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
 fn opened_path(_file: &File) -> Option<PathBuf> {
     None
 }
@@ -200,10 +292,7 @@ mod tests {
         let dir = tmp();
         std::fs::write(dir.join("a.txt"), "x").unwrap();
         let roots = Roots::new(&[&dir]).unwrap();
-        assert!(matches!(
-            roots.open_file(&dir.join("a.txt")).unwrap(),
-            Opened::File { .. }
-        ));
+        assert!(matches!(roots.open_file(&dir.join("a.txt")).unwrap(), Opened::File { .. }));
     }
 
     #[test]
@@ -226,10 +315,7 @@ mod tests {
         std::fs::write(dir.join("secret"), "x").unwrap();
         std::os::unix::fs::symlink(dir.join("secret"), inner.join("link")).unwrap();
         let roots = Roots::new(&[&inner]).unwrap();
-        assert_eq!(
-            roots.open_file(&inner.join("link")).unwrap_err().kind(),
-            ErrorKind::OutsideRoots
-        );
+        assert_eq!(roots.open_file(&inner.join("link")).unwrap_err().kind(), ErrorKind::OutsideRoots);
     }
 
     #[test]
@@ -238,18 +324,47 @@ mod tests {
         let inner = dir.join("ws");
         std::fs::create_dir_all(&inner).unwrap();
         let roots = Roots::new(&[&inner]).unwrap();
-        assert_eq!(
-            roots.open_file(&dir.join("nope")).unwrap_err().kind(),
-            ErrorKind::OutsideRoots
-        );
-        assert_eq!(
-            roots.open_file(&inner.join("nope")).unwrap_err().kind(),
-            ErrorKind::NotFound
-        );
-        assert_eq!(
-            roots.open_file(&inner.join("a/b/nope")).unwrap_err().kind(),
-            ErrorKind::NotFound
-        );
+        assert_eq!(roots.open_file(&dir.join("nope")).unwrap_err().kind(), ErrorKind::OutsideRoots);
+        assert_eq!(roots.open_file(&inner.join("nope")).unwrap_err().kind(), ErrorKind::NotFound);
+        assert_eq!(roots.open_file(&inner.join("a/b/nope")).unwrap_err().kind(), ErrorKind::NotFound);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn dangling_link_to_outside_is_outside() {
+        let dir = tmp();
+        let inner = dir.join("ws");
+        std::fs::create_dir_all(&inner).unwrap();
+        std::os::unix::fs::symlink(dir.join("no-such-file"), inner.join("dangling")).unwrap();
+        std::os::unix::fs::symlink(inner.join("also-missing"), inner.join("dangling-in")).unwrap();
+        std::os::unix::fs::symlink(dir.join("loop-b"), dir.join("loop-a")).unwrap();
+        std::os::unix::fs::symlink(dir.join("loop-a"), dir.join("loop-b")).unwrap();
+        std::os::unix::fs::symlink(dir.join("loop-a"), inner.join("to-loop")).unwrap();
+        let roots = Roots::new(&[&inner]).unwrap();
+        assert_eq!(roots.open_file(&inner.join("dangling")).unwrap_err().kind(), ErrorKind::OutsideRoots);
+        assert_eq!(roots.open_file(&inner.join("dangling-in")).unwrap_err().kind(), ErrorKind::NotFound);
+        assert_eq!(roots.open_file(&inner.join("to-loop")).unwrap_err().kind(), ErrorKind::OutsideRoots);
+        assert_eq!(roots.open_file(&dir.join("loop-a")).unwrap_err().kind(), ErrorKind::OutsideRoots);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn stream_aliases_are_blocked() {
+        let roots = Roots::new(&[std::env::temp_dir()]).unwrap();
+        for p in ["/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/fd/0", "/proc/self/fd/0", "/proc/1/fd/3"] {
+            assert_eq!(roots.open_file(Path::new(p)).unwrap_err().kind(), ErrorKind::BlockedDevice, "{p}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn open_regular_never_blocks_on_a_fifo() {
+        let dir = tmp();
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert_eq!(open_regular(&fifo).unwrap_err().kind(), ErrorKind::BlockedDevice);
     }
 
     #[test]
@@ -264,23 +379,14 @@ mod tests {
     #[test]
     fn devices_blocked_and_null_empty() {
         let roots = Roots::new(&[std::env::temp_dir()]).unwrap();
-        assert_eq!(
-            roots.open_file(Path::new("/dev/zero")).unwrap_err().kind(),
-            ErrorKind::BlockedDevice
-        );
-        assert!(matches!(
-            roots.open_file(Path::new("/dev/null")).unwrap(),
-            Opened::Null
-        ));
+        assert_eq!(roots.open_file(Path::new("/dev/zero")).unwrap_err().kind(), ErrorKind::BlockedDevice);
+        assert!(matches!(roots.open_file(Path::new("/dev/null")).unwrap(), Opened::Null));
     }
 
     #[test]
     fn directory_is_reported() {
         let dir = tmp();
         let roots = Roots::new(&[&dir]).unwrap();
-        assert_eq!(
-            roots.open_file(&dir).unwrap_err().kind(),
-            ErrorKind::IsDirectory
-        );
+        assert_eq!(roots.open_file(&dir).unwrap_err().kind(), ErrorKind::IsDirectory);
     }
 }

@@ -42,11 +42,7 @@ pub enum ErrorKind {
 impl Error {
     /// Creates an error of `kind` with a lowercase message without trailing period.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error {
-            kind,
-            message: message.into(),
-            path: None,
-        }
+        Error { kind, message: message.into(), path: None }
     }
 
     /// Wraps an I/O error, classifying the common kinds.

@@ -38,7 +38,7 @@ pub fn hash_reader<R: Read>(mut reader: R, cancel: &Cancel) -> Result<(u128, u64
 
 /// The xxh3-128 and size of a file.
 pub fn hash_file(path: &Path, cancel: &Cancel) -> Result<(u128, u64)> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(e).with_path(path))?;
+    let (file, _) = crate::confine::open_regular(path).map_err(|e| e.with_path(path))?;
     hash_reader(file, cancel).map_err(|e| e.with_path(path))
 }
 

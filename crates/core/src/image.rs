@@ -14,14 +14,12 @@ use crate::sniff::ImageFormat;
 pub struct ImageConfig {
     max_edge: u32,
     max_bytes: usize,
+    max_pixels: u64,
 }
 
 impl Default for ImageConfig {
     fn default() -> ImageConfig {
-        ImageConfig {
-            max_edge: 2000,
-            max_bytes: 3_932_160,
-        }
+        ImageConfig { max_edge: 2000, max_bytes: 3_932_160, max_pixels: 50_000_000 }
     }
 }
 
@@ -29,6 +27,14 @@ impl ImageConfig {
     /// The longest edge in pixels. By default, this is 2000.
     pub fn max_edge(&mut self, px: u32) -> &mut Self {
         self.max_edge = px.max(16);
+        self
+    }
+
+    /// The most pixels an image may have to be decoded at all: a small file can declare
+    /// a huge canvas, and decoding costs up to four bytes a pixel. By default, this is
+    /// 50 million (a 48-megapixel photo fits).
+    pub fn max_pixels(&mut self, pixels: u64) -> &mut Self {
+        self.max_pixels = pixels.max(1);
         self
     }
 
@@ -60,11 +66,7 @@ pub struct ShapedImage {
 
 /// Shapes an encoded image to fit `config`: the original bytes when they already fit,
 /// else a downscaled re-encoding (PNG for images with alpha, JPEG otherwise).
-pub fn shape_image(
-    bytes: Vec<u8>,
-    format: ImageFormat,
-    config: &ImageConfig,
-) -> Result<ShapedImage> {
+pub fn shape_image(bytes: Vec<u8>, format: ImageFormat, config: &ImageConfig) -> Result<ShapedImage> {
     let (w, h) = dimensions(&bytes)?;
     if w.max(h) <= config.max_edge && bytes.len() <= config.max_bytes {
         return Ok(ShapedImage {
@@ -77,12 +79,22 @@ pub fn shape_image(
             resized: false,
         });
     }
-    let img = decode(&bytes)?;
+    if w as u64 * h as u64 > config.max_pixels {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!("image is {w}×{h} pixels, over the limit of {} pixels", crate::page::group(config.max_pixels)),
+        ));
+    }
+    let img = decode(&bytes, config.max_pixels)?;
     drop(bytes);
-    let img = if img.color().has_alpha() {
-        DynamicImage::ImageRgba8(img.into_rgba8())
-    } else {
-        DynamicImage::ImageRgb8(img.into_rgb8())
+    // Keep 8-bit grey and colour as they are; only wider formats are converted.
+    let img = match img {
+        DynamicImage::ImageLuma8(_)
+        | DynamicImage::ImageLumaA8(_)
+        | DynamicImage::ImageRgb8(_)
+        | DynamicImage::ImageRgba8(_) => img,
+        other if other.color().has_alpha() => DynamicImage::ImageRgba8(other.into_rgba8()),
+        other => DynamicImage::ImageRgb8(other.into_rgb8()),
     };
     let mut edge = config.max_edge.min(w.max(h));
     let mut quality = 85u8;
@@ -92,10 +104,7 @@ pub fn shape_image(
         let (out, mime) = encode(&small, quality)?;
         if out.len() <= config.max_bytes || edge <= 64 {
             if out.len() > config.max_bytes {
-                return Err(Error::new(
-                    ErrorKind::Image,
-                    "image cannot be reduced under the byte limit",
-                ));
+                return Err(Error::new(ErrorKind::Image, "image cannot be reduced under the byte limit"));
             }
             return Ok(ShapedImage {
                 bytes: out,
@@ -115,28 +124,24 @@ pub fn shape_image(
     }
 }
 
-fn reader(bytes: &[u8]) -> Result<ImageReader<Cursor<&[u8]>>> {
+fn reader(bytes: &[u8], max_pixels: u64) -> Result<ImageReader<Cursor<&[u8]>>> {
     let mut reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(|e| Error::new(ErrorKind::Image, format!("cannot read image: {e}")))?;
     let mut limits = Limits::default();
-    limits.max_image_width = Some(40_000);
-    limits.max_image_height = Some(40_000);
-    limits.max_alloc = Some(1 << 30);
+    limits.max_alloc = Some(max_pixels.saturating_mul(4).saturating_add(64 << 20));
     reader.limits(limits);
     Ok(reader)
 }
 
 fn dimensions(bytes: &[u8]) -> Result<(u32, u32)> {
-    reader(bytes)?
+    reader(bytes, u64::MAX / 8)?
         .into_dimensions()
         .map_err(|e| Error::new(ErrorKind::Image, format!("cannot read image header: {e}")))
 }
 
-fn decode(bytes: &[u8]) -> Result<DynamicImage> {
-    reader(bytes)?
-        .decode()
-        .map_err(|e| Error::new(ErrorKind::Image, format!("cannot decode image: {e}")))
+fn decode(bytes: &[u8], max_pixels: u64) -> Result<DynamicImage> {
+    reader(bytes, max_pixels)?.decode().map_err(|e| Error::new(ErrorKind::Image, format!("cannot decode image: {e}")))
 }
 
 fn fit(w: u32, h: u32, edge: u32) -> (u32, u32) {
@@ -178,9 +183,7 @@ mod tests {
     use image::ImageEncoder;
 
     fn png(w: u32, h: u32) -> Vec<u8> {
-        let img = image::RgbaImage::from_fn(w, h, |x, y| {
-            image::Rgba([(x % 256) as u8, (y % 256) as u8, 128, 255])
-        });
+        let img = image::RgbaImage::from_fn(w, h, |x, y| image::Rgba([(x % 256) as u8, (y % 256) as u8, 128, 255]));
         let mut out = Vec::new();
         image::codecs::png::PngEncoder::new(&mut out)
             .write_image(img.as_raw(), w, h, image::ExtendedColorType::Rgba8)
@@ -207,13 +210,30 @@ mod tests {
     }
 
     #[test]
+    fn huge_canvas_refused_before_decoding() {
+        let mut cfg = ImageConfig::default();
+        cfg.max_pixels(1000);
+        let err = shape_image(png(3000, 10), ImageFormat::Png, &cfg).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::TooLarge);
+    }
+
+    #[test]
+    fn grey_stays_grey() {
+        let img = image::GrayImage::from_fn(3000, 10, |x, _| image::Luma([(x % 256) as u8]));
+        let mut bytes = Vec::new();
+        image::codecs::png::PngEncoder::new(&mut bytes)
+            .write_image(img.as_raw(), 3000, 10, image::ExtendedColorType::L8)
+            .unwrap();
+        let out = shape_image(bytes, ImageFormat::Png, &ImageConfig::default()).unwrap();
+        assert_eq!((out.width, out.mime), (2000, "image/jpeg"));
+        let back = image::load_from_memory(&out.bytes).unwrap();
+        assert_eq!(back.color(), image::ColorType::L8);
+    }
+
+    #[test]
     fn garbage_is_an_image_error() {
-        let err = shape_image(
-            b"\x89PNG\r\n\x1a\nnot really".to_vec(),
-            ImageFormat::Png,
-            &ImageConfig::default(),
-        )
-        .unwrap_err();
+        let err = shape_image(b"\x89PNG\r\n\x1a\nnot really".to_vec(), ImageFormat::Png, &ImageConfig::default())
+            .unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Image);
     }
 }

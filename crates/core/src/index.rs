@@ -74,11 +74,7 @@ impl IndexCache {
     /// A cache of at most `capacity` files that trusts only passes made at least `racy`
     /// after the file's last change.
     pub fn new(capacity: usize, racy: Duration) -> IndexCache {
-        IndexCache {
-            entries: Mutex::new(HashMap::new()),
-            capacity: capacity.max(1),
-            racy,
-        }
+        IndexCache { entries: Mutex::new(HashMap::new()), capacity: capacity.max(1), racy }
     }
 
     pub(crate) fn get(&self, id: &Identity) -> Option<Arc<Facts>> {
@@ -87,9 +83,7 @@ impl IndexCache {
     }
 
     pub(crate) fn put(&self, id: Identity, made_at: SystemTime, facts: Facts) {
-        let settled = made_at
-            .duration_since(id.ctime())
-            .is_ok_and(|age| age >= self.racy);
+        let settled = made_at.duration_since(id.ctime()).is_ok_and(|age| age >= self.racy);
         if !settled {
             return;
         }

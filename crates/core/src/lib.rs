@@ -51,7 +51,7 @@ mod testutil;
 mod tokens;
 
 pub use crate::cancel::Cancel;
-pub use crate::confine::{Opened, Roots};
+pub use crate::confine::{open_regular, Opened, Roots};
 pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::hash::{hash_bytes, hash_file, hash_reader, hex128};
 pub use crate::image::{shape_image, ImageConfig, ShapedImage};

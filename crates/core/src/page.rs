@@ -34,13 +34,7 @@ pub struct PageConfig {
 
 impl Default for PageConfig {
     fn default() -> PageConfig {
-        PageConfig {
-            offset: 1,
-            limit: 2000,
-            max_line_chars: 2000,
-            max_bytes: 8 * 1024 * 1024,
-            style: LineStyle::CatN,
-        }
+        PageConfig { offset: 1, limit: 2000, max_line_chars: 2000, max_bytes: 8 * 1024 * 1024, style: LineStyle::CatN }
     }
 }
 
@@ -108,20 +102,8 @@ pub struct Page {
 /// Reads `reader` to its end once and returns the configured page.
 ///
 /// Memory is proportional to the page (plus one fixed chunk), not to the file.
-pub fn page<R: Read>(
-    reader: R,
-    encoding: TextEncoding,
-    config: &PageConfig,
-    cancel: &Cancel,
-) -> Result<Page> {
-    run(
-        reader,
-        encoding,
-        config,
-        cancel,
-        Start::Beginning { index: false },
-    )
-    .map(|(page, _)| page)
+pub fn page<R: Read>(reader: R, encoding: TextEncoding, config: &PageConfig, cancel: &Cancel) -> Result<Page> {
+    run(reader, encoding, config, cancel, Start::Beginning { index: false }).map(|(page, _)| page)
 }
 
 /// Every this many lines, an indexed pass records where a line starts.
@@ -150,16 +132,8 @@ pub(crate) fn run<R: Read>(
     let resumed = match start {
         Start::Beginning { index } => {
             if index {
-                pager.index = Some(vec![if encoding == TextEncoding::Utf8Bom {
-                    3
-                } else {
-                    0
-                }]);
-                pager.index_base = if encoding == TextEncoding::Utf8Bom {
-                    3
-                } else {
-                    0
-                };
+                pager.index = Some(vec![if encoding == TextEncoding::Utf8Bom { 3 } else { 0 }]);
+                pager.index_base = if encoding == TextEncoding::Utf8Bom { 3 } else { 0 };
             }
             None
         }
@@ -200,7 +174,7 @@ pub(crate) fn run<R: Read>(
         hasher.update(chunk);
         size += n as u64;
         if let Some(decoder) = utf16.as_mut() {
-            decode_utf16(decoder, chunk, false, &mut decoded);
+            pager.page.lossy |= decode_utf16(decoder, chunk, false, &mut decoded);
             pager.feed(&decoded);
         } else if skip_bom {
             skip_bom = false;
@@ -210,7 +184,7 @@ pub(crate) fn run<R: Read>(
         }
     }
     if let Some(decoder) = utf16.as_mut() {
-        decode_utf16(decoder, &[], true, &mut decoded);
+        pager.page.lossy |= decode_utf16(decoder, &[], true, &mut decoded);
         pager.feed(&decoded);
     }
     let index = pager.index.take();
@@ -223,14 +197,15 @@ pub(crate) fn run<R: Read>(
     Ok((page, index))
 }
 
-fn decode_utf16(decoder: &mut encoding_rs::Decoder, src: &[u8], last: bool, out: &mut Vec<u8>) {
+/// Decodes UTF-16 into `out` as UTF-8 (unpaired surrogates become U+FFFD); returns
+/// whether anything was replaced.
+fn decode_utf16(decoder: &mut encoding_rs::Decoder, src: &[u8], last: bool, out: &mut Vec<u8>) -> bool {
     out.clear();
-    let cap = decoder
-        .max_utf8_buffer_length(src.len())
-        .unwrap_or(src.len() * 3 + 16);
+    let cap = decoder.max_utf8_buffer_length(src.len()).unwrap_or(src.len() * 3 + 16);
     out.resize(cap, 0);
-    let (_, _, written, _) = decoder.decode_to_utf8(src, out, last);
+    let (_, _, written, replaced) = decoder.decode_to_utf8(src, out, last);
     out.truncate(written);
+    replaced
 }
 
 struct Pager<'a> {
@@ -278,9 +253,7 @@ impl<'a> Pager<'a> {
     /// Notes that a new line (number `self.line`) starts at stream offset `at`.
     fn line_starts(&mut self, at: u64) {
         if let Some(index) = self.index.as_mut() {
-            if (self.line - 1) % INDEX_STRIDE == 0
-                && (self.line - 1) / INDEX_STRIDE == index.len() as u64
-            {
+            if (self.line - 1) % INDEX_STRIDE == 0 && (self.line - 1) / INDEX_STRIDE == index.len() as u64 {
                 index.push(at);
             }
         }
@@ -302,11 +275,7 @@ impl<'a> Pager<'a> {
                     self.line += memchr::memchr_iter(b'\n', bytes).count() as u64;
                     return;
                 }
-                let wanted = if before {
-                    self.config.offset - self.line
-                } else {
-                    u64::MAX
-                };
+                let wanted = if before { self.config.offset - self.line } else { u64::MAX };
                 let mut seen = 0u64;
                 let mut cut = None;
                 for pos in memchr::memchr_iter(b'\n', bytes) {
@@ -370,9 +339,7 @@ impl<'a> Pager<'a> {
             Ok(s) => std::borrow::Cow::Borrowed(s),
             Err(e) if extra > 0 && e.error_len().is_none() => {
                 // The byte cap split a character: keep the valid prefix.
-                std::borrow::Cow::Borrowed(
-                    std::str::from_utf8(&self.cur[..e.valid_up_to()]).unwrap_or_default(),
-                )
+                std::borrow::Cow::Borrowed(std::str::from_utf8(&self.cur[..e.valid_up_to()]).unwrap_or_default())
             }
             Err(_) => {
                 self.page.lossy = true;
@@ -495,10 +462,7 @@ mod tests {
         let mut cfg = PageConfig::default();
         cfg.offset(40).limit(3);
         let p = run_chunked(input.as_bytes(), &cfg, TextEncoding::Utf8);
-        assert_eq!(
-            p.text,
-            "    40\tline 40\n    41\tline 41\n    42\tline 42\n"
-        );
+        assert_eq!(p.text, "    40\tline 40\n    41\tline 41\n    42\tline 42\n");
         assert_eq!(p.total_lines, 100);
     }
 
@@ -516,11 +480,7 @@ mod tests {
         cfg.max_line_chars(2000);
         let p = run_chunked(line.as_bytes(), &cfg, TextEncoding::Utf8);
         assert_eq!(p.cut_lines, 1);
-        assert!(
-            p.text.contains("[line cut: 48,000 more characters]"),
-            "{}",
-            &p.text[p.text.len() - 60..]
-        );
+        assert!(p.text.contains("[line cut: 48,000 more characters]"), "{}", &p.text[p.text.len() - 60..]);
         assert_eq!(p.text.matches('é').count(), 2000);
     }
 
@@ -547,18 +507,13 @@ mod tests {
         assert_eq!(p.text, "     1\théllo\n     2\twörld\n");
         let mut be = vec![0xFE, 0xFF];
         be.extend(text.encode_utf16().flat_map(|u| u.to_be_bytes()));
-        assert_eq!(
-            run_chunked(&be, &PageConfig::default(), TextEncoding::Utf16Be).text,
-            p.text
-        );
+        assert_eq!(run_chunked(&be, &PageConfig::default(), TextEncoding::Utf16Be).text, p.text);
+        let mut odd = le.clone();
+        odd.push(b'x');
+        let p = run_chunked(&odd, &PageConfig::default(), TextEncoding::Utf16Le);
+        assert!(p.lossy && p.text.ends_with("\u{FFFD}\n"), "{:?}", p.text);
         let bom = [&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat();
-        let p = page(
-            &bom[..],
-            TextEncoding::Utf8Bom,
-            &PageConfig::default(),
-            &Cancel::new(),
-        )
-        .unwrap();
+        let p = page(&bom[..], TextEncoding::Utf8Bom, &PageConfig::default(), &Cancel::new()).unwrap();
         assert_eq!(p.text, "     1\théllo\n     2\twörld\n");
     }
 

@@ -118,12 +118,7 @@ pub struct ReadOutcome {
 }
 
 /// Reads `path`, confined to `roots`.
-pub fn read_file(
-    roots: &Roots,
-    path: &Path,
-    config: &ReadConfig,
-    cancel: &Cancel,
-) -> Result<ReadOutcome> {
+pub fn read_file(roots: &Roots, path: &Path, config: &ReadConfig, cancel: &Cancel) -> Result<ReadOutcome> {
     read_file_cached(roots, path, config, None, cancel)
 }
 
@@ -172,17 +167,10 @@ pub fn read_file_cached(
     // A text file shorter than the sniff window is already in memory.
     let whole = n < SNIFF_BYTES && n as u64 == size && matches!(kind, Kind::Text(_));
     if !whole {
-        file.seek(SeekFrom::Start(0))
-            .map_err(|e| with_path(Error::io(e)))?;
+        file.seek(SeekFrom::Start(0)).map_err(|e| with_path(Error::io(e)))?;
     }
 
-    let outcome = |hash, content| ReadOutcome {
-        real_path: real_path.clone(),
-        mtime_ms,
-        size,
-        hash,
-        content,
-    };
+    let outcome = |hash, content| ReadOutcome { real_path: real_path.clone(), mtime_ms, size, hash, content };
     match kind {
         Kind::Text(encoding) => {
             if !config.ranged && size > config.max_unranged_bytes {
@@ -203,15 +191,7 @@ pub fn read_file_cached(
             .map_err(with_path)?;
             let (tokens, fit_lines) = gate(&page, config.token_limit);
             let hash = page.hash;
-            Ok(outcome(
-                hash,
-                Content::Text {
-                    page,
-                    encoding,
-                    tokens,
-                    fit_lines,
-                },
-            ))
+            Ok(outcome(hash, Content::Text { page, encoding, tokens, fit_lines }))
         }
         Kind::Image(format) => {
             if size > config.max_image_file_bytes {
@@ -225,8 +205,7 @@ pub fn read_file_cached(
                 )));
             }
             let mut bytes = Vec::with_capacity(size as usize);
-            file.read_to_end(&mut bytes)
-                .map_err(|e| with_path(Error::io(e)))?;
+            file.read_to_end(&mut bytes).map_err(|e| with_path(Error::io(e)))?;
             cancel.check()?;
             let hash = crate::hash::hash_bytes(&bytes);
             let image = shape_image(bytes, format, &config.image).map_err(with_path)?;
@@ -254,41 +233,22 @@ fn page_indexed(
 ) -> Result<Page> {
     let utf8 = matches!(encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom);
     let id = Identity::of(meta);
-    let (Some(cache), Some(id), true, true) = (cache, id, utf8, meta.len() >= INDEX_MIN_BYTES)
-    else {
+    let (Some(cache), Some(id), true, true) = (cache, id, utf8, meta.len() >= INDEX_MIN_BYTES) else {
         return page(file, encoding, &config.page, cancel);
     };
     if let Some(facts) = cache.get(&id) {
         let k = ((config.page.first_line() - 1) / INDEX_STRIDE).min(facts.index.len() as u64 - 1);
-        file.seek(SeekFrom::Start(facts.index[k as usize]))
-            .map_err(Error::io)?;
-        let start = Start::Resume {
-            line: k * INDEX_STRIDE + 1,
-            total_lines: facts.total_lines,
-        };
+        file.seek(SeekFrom::Start(facts.index[k as usize])).map_err(Error::io)?;
+        let start = Start::Resume { line: k * INDEX_STRIDE + 1, total_lines: facts.total_lines };
         let (mut page, _) = run(file, encoding, &config.page, cancel, start)?;
         page.hash = facts.hash;
         page.size = meta.len();
         return Ok(page);
     }
     let made_at = SystemTime::now();
-    let (page, index) = run(
-        file,
-        encoding,
-        &config.page,
-        cancel,
-        Start::Beginning { index: true },
-    )?;
+    let (page, index) = run(file, encoding, &config.page, cancel, Start::Beginning { index: true })?;
     if let Some(index) = index.filter(|_| page.size == meta.len()) {
-        cache.put(
-            id,
-            made_at,
-            Facts {
-                hash: page.hash,
-                total_lines: page.total_lines,
-                index,
-            },
-        );
+        cache.put(id, made_at, Facts { hash: page.hash, total_lines: page.total_lines, index });
     }
     Ok(page)
 }
@@ -348,12 +308,7 @@ mod tests {
         let roots = Roots::new(&[&dir]).unwrap();
         let mut cfg = ReadConfig::default();
         cfg.max_unranged_bytes(1000);
-        assert_eq!(
-            read_file(&roots, &p, &cfg, &Cancel::new())
-                .unwrap_err()
-                .kind(),
-            ErrorKind::TooLarge
-        );
+        assert_eq!(read_file(&roots, &p, &cfg, &Cancel::new()).unwrap_err().kind(), ErrorKind::TooLarge);
         cfg.ranged(true);
         assert!(read_file(&roots, &p, &cfg, &Cancel::new()).is_ok());
     }
@@ -361,25 +316,17 @@ mod tests {
     #[test]
     fn token_gate_counts_only_when_needed() {
         let dir = tmp();
-        let p = wfile(
-            &dir,
-            "t.txt",
-            "word word word word\n".repeat(1000).as_bytes(),
-        );
+        let p = wfile(&dir, "t.txt", "word word word word\n".repeat(1000).as_bytes());
         let roots = Roots::new(&[&dir]).unwrap();
         let mut cfg = ReadConfig::default();
         cfg.token_limit(Some(100_000));
         match read_file(&roots, &p, &cfg, &Cancel::new()).unwrap().content {
-            Content::Text {
-                tokens, fit_lines, ..
-            } => assert_eq!((tokens, fit_lines), (None, None)),
+            Content::Text { tokens, fit_lines, .. } => assert_eq!((tokens, fit_lines), (None, None)),
             other => panic!("{other:?}"),
         }
         cfg.token_limit(Some(1000));
         match read_file(&roots, &p, &cfg, &Cancel::new()).unwrap().content {
-            Content::Text {
-                tokens, fit_lines, ..
-            } => {
+            Content::Text { tokens, fit_lines, .. } => {
                 assert!(tokens.unwrap() > 1000);
                 let fit = fit_lines.unwrap();
                 assert!(fit > 0 && fit < 1000, "{fit}");
@@ -394,16 +341,12 @@ mod tests {
         let roots = Roots::new(&[&dir]).unwrap();
         let bin = wfile(&dir, "x.bin", b"\x7fELF\x02\x01\x01\0\0\0");
         assert!(matches!(
-            read_file(&roots, &bin, &ReadConfig::default(), &Cancel::new())
-                .unwrap()
-                .content,
+            read_file(&roots, &bin, &ReadConfig::default(), &Cancel::new()).unwrap().content,
             Content::Binary { .. }
         ));
         let pdf = wfile(&dir, "x.txt", b"%PDF-1.4\n...");
         assert!(matches!(
-            read_file(&roots, &pdf, &ReadConfig::default(), &Cancel::new())
-                .unwrap()
-                .content,
+            read_file(&roots, &pdf, &ReadConfig::default(), &Cancel::new()).unwrap().content,
             Content::Pdf
         ));
     }
@@ -420,15 +363,12 @@ mod tests {
         let p = wfile(&dir, "big.txt", text.as_bytes());
         let roots = Roots::new(&[&dir]).unwrap();
         let cache = IndexCache::new(8, std::time::Duration::ZERO);
-        for offset in [
-            1u64, 2, 4096, 4097, 4098, 150_000, 299_999, 300_001, 300_002,
-        ] {
+        for offset in [1u64, 2, 4096, 4097, 4098, 150_000, 299_999, 300_001, 300_002] {
             let mut cfg = ReadConfig::default();
             cfg.ranged(true).page().offset(offset).limit(3);
             let plain = read_file(&roots, &p, &cfg, &Cancel::new()).unwrap();
             for _ in 0..2 {
-                let cached =
-                    read_file_cached(&roots, &p, &cfg, Some(&cache), &Cancel::new()).unwrap();
+                let cached = read_file_cached(&roots, &p, &cfg, Some(&cache), &Cancel::new()).unwrap();
                 assert_eq!(cached.hash, plain.hash);
                 match (&cached.content, &plain.content) {
                     (Content::Text { page: a, .. }, Content::Text { page: b, .. }) => {
@@ -458,10 +398,7 @@ mod tests {
         cfg.ranged(true).page().offset(400_001).limit(1);
         let first = read_file_cached(&roots, &p, &cfg, Some(&cache), &Cancel::new()).unwrap();
         let before = Identity::of(&std::fs::metadata(&p).unwrap()).unwrap();
-        assert!(
-            cache.get(&before).is_some(),
-            "a settled large file is indexed"
-        );
+        assert!(cache.get(&before).is_some(), "a settled large file is indexed");
         std::thread::sleep(std::time::Duration::from_millis(30));
         std::fs::write(&p, body.replace("\n400000\n", "\n400001\n")).unwrap();
         let second = read_file_cached(&roots, &p, &cfg, Some(&cache), &Cancel::new()).unwrap();
@@ -483,9 +420,7 @@ mod tests {
         let mut cfg = ReadConfig::default();
         cfg.ranged(true);
         read_file_cached(&roots, &p, &cfg, Some(&cache), &Cancel::new()).unwrap();
-        assert!(cache
-            .get(&Identity::of(&std::fs::metadata(&p).unwrap()).unwrap())
-            .is_none());
+        assert!(cache.get(&Identity::of(&std::fs::metadata(&p).unwrap()).unwrap()).is_none());
     }
 
     #[test]
@@ -495,11 +430,6 @@ mod tests {
         let roots = Roots::new(&[&dir]).unwrap();
         let cancel = Cancel::new();
         cancel.cancel();
-        assert_eq!(
-            read_file(&roots, &p, &ReadConfig::default(), &cancel)
-                .unwrap_err()
-                .kind(),
-            ErrorKind::Cancelled
-        );
+        assert_eq!(read_file(&roots, &p, &ReadConfig::default(), &cancel).unwrap_err().kind(), ErrorKind::Cancelled);
     }
 }

@@ -68,8 +68,9 @@ pub const SNIFF_BYTES: usize = 8192;
 
 /// Decides what a file is from its first bytes (up to [`SNIFF_BYTES`]).
 pub fn sniff(head: &[u8]) -> Kind {
-    if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
-        return Kind::Text(TextEncoding::Utf8Bom);
+    let head = &head[..head.len().min(SNIFF_BYTES)];
+    if head.starts_with(&[0xFF, 0xFE, 0, 0]) || head.starts_with(&[0, 0, 0xFE, 0xFF]) {
+        return Kind::Binary("UTF-32 text (not supported)");
     }
     if head.starts_with(&[0xFF, 0xFE]) {
         return Kind::Text(TextEncoding::Utf16Le);
@@ -89,12 +90,19 @@ pub fn sniff(head: &[u8]) -> Kind {
     if head.len() >= 12 && &head[0..4] == b"RIFF" && &head[8..12] == b"WEBP" {
         return Kind::Image(ImageFormat::WebP);
     }
+    let has_nul = memchr::memchr(0, head).is_some();
+    // A PDF starts with its header; readers also accept junk before it, but then the
+    // file is binary. A text file that merely mentions "%PDF-" stays text.
+    let start = head.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(head.len());
     let window = &head[..head.len().min(1024)];
-    if memchr::memmem::find(window, b"%PDF-").is_some() {
+    if head[start..].starts_with(b"%PDF-") || (has_nul && memchr::memmem::find(window, b"%PDF-").is_some()) {
         return Kind::Pdf;
     }
-    if memchr::memchr(0, &head[..head.len().min(SNIFF_BYTES)]).is_some() {
+    if has_nul {
         return Kind::Binary(binary_type(head));
+    }
+    if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return Kind::Text(TextEncoding::Utf8Bom);
     }
     Kind::Text(TextEncoding::Utf8)
 }
@@ -152,15 +160,22 @@ mod tests {
         assert_eq!(sniff(b"\xEF\xBB\xBFhi"), Kind::Text(TextEncoding::Utf8Bom));
         assert_eq!(sniff(b"\xFF\xFEh\0i\0"), Kind::Text(TextEncoding::Utf16Le));
         assert_eq!(sniff(b"\xFE\xFF\0h\0i"), Kind::Text(TextEncoding::Utf16Be));
-        assert_eq!(
-            sniff(b"\x89PNG\r\n\x1a\n\0\0"),
-            Kind::Image(ImageFormat::Png)
-        );
+        assert_eq!(sniff(b"\x89PNG\r\n\x1a\n\0\0"), Kind::Image(ImageFormat::Png));
         assert_eq!(sniff(b"%PDF-1.7\n"), Kind::Pdf);
-        assert_eq!(
-            sniff(b"\x7fELF\x02\x01\x01\0"),
-            Kind::Binary("ELF executable or library")
-        );
+        assert_eq!(sniff(b"\x7fELF\x02\x01\x01\0"), Kind::Binary("ELF executable or library"));
         assert_eq!(sniff(b"abc\0def"), Kind::Binary("unknown binary data"));
+    }
+
+    #[test]
+    fn pdf_only_at_the_start_or_in_binary() {
+        assert_eq!(sniff(b"\n  %PDF-1.7\n"), Kind::Pdf);
+        assert_eq!(sniff(b"junk\0\0%PDF-1.4"), Kind::Pdf);
+        assert_eq!(sniff(b"const MAGIC = \"%PDF-\"\n"), Kind::Text(TextEncoding::Utf8));
+    }
+
+    #[test]
+    fn nul_after_a_bom_is_binary_and_utf32_is_not_utf16() {
+        assert!(matches!(sniff(b"\xEF\xBB\xBFa\0b"), Kind::Binary(_)));
+        assert_eq!(sniff(b"\xFF\xFE\0\0h\0\0\0"), Kind::Binary("UTF-32 text (not supported)"));
     }
 }

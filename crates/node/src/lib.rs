@@ -17,9 +17,7 @@ use napi_derive::napi;
 
 /// The addon's worker pool: one thread per core, never the JS thread or libuv's pool.
 static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .max(2);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).max(2);
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("fsgate-worker-{i}"))
@@ -35,38 +33,26 @@ where
 {
     let (tx, rx) = tokio::sync::oneshot::channel();
     POOL.spawn(move || {
-        let outcome = catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(core::Error::new(
-                core::ErrorKind::Io,
-                format!("internal error: {what}"),
-            ))
-        });
+        let outcome = match catch_unwind(AssertUnwindSafe(work)) {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(err)) => Err(NativeError::from(&err)),
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                Err(NativeError::internal(format!("panic in the engine: {what}")))
+            }
+        };
         let _ = tx.send(outcome);
     });
     env.spawn_future(async move {
-        match rx.await {
-            Ok(Ok(value)) => Ok(Reply {
-                value: Some(value),
-                error: None,
-            }),
-            Ok(Err(err)) => Ok(Reply {
-                value: None,
-                error: Some(NativeError::from(&err)),
-            }),
-            Err(_) => Ok(Reply {
-                value: None,
-                error: Some(NativeError {
-                    code: "INTERNAL".into(),
-                    message: "worker stopped".into(),
-                    path: None,
-                }),
-            }),
-        }
+        Ok(match rx.await {
+            Ok(Ok(value)) => Reply { value: Some(value), error: None },
+            Ok(Err(err)) => Reply { value: None, error: Some(err) },
+            Err(_) => Reply { value: None, error: Some(NativeError::internal("the worker stopped".into())) },
+        })
     })
 }
 
@@ -97,6 +83,12 @@ pub struct NativeError {
     pub message: String,
     /// The path the error is about, if any.
     pub path: Option<String>,
+}
+
+impl NativeError {
+    fn internal(message: String) -> NativeError {
+        NativeError { code: "INTERNAL".into(), message, path: None }
+    }
 }
 
 impl From<&core::Error> for NativeError {
@@ -141,9 +133,7 @@ impl CancelToken {
     #[napi(constructor)]
     #[allow(clippy::new_without_default)]
     pub fn new() -> CancelToken {
-        CancelToken {
-            inner: core::Cancel::new(),
-        }
+        CancelToken { inner: core::Cancel::new() }
     }
 
     /// Requests cancellation of every call that was given this token.
@@ -180,6 +170,8 @@ pub struct ReadOptions {
     pub image_max_edge: Option<u32>,
     /// Largest encoded image. @default 3932160
     pub image_max_bytes: Option<u32>,
+    /// Most pixels an image may have to be decoded. @default 50000000
+    pub image_max_pixels: Option<f64>,
 }
 
 impl From<&ReadOptions> for core::ReadConfig {
@@ -213,6 +205,9 @@ impl From<&ReadOptions> for core::ReadConfig {
         }
         if let Some(v) = o.image_max_bytes {
             cfg.image().max_bytes(v as usize);
+        }
+        if let Some(v) = o.image_max_pixels {
+            cfg.image().max_pixels(v.max(1.0) as u64);
         }
         cfg
     }
@@ -297,12 +292,7 @@ impl From<core::ReadOutcome> for ReadResult {
             binary_kind: None,
         };
         match out.content {
-            core::Content::Text {
-                page,
-                encoding,
-                tokens,
-                fit_lines,
-            } => {
+            core::Content::Text { page, encoding, tokens, fit_lines } => {
                 r.kind = "text".into();
                 r.start_line = Some(page.start_line as f64);
                 r.end_line = Some(page.end_line as f64);
@@ -349,12 +339,8 @@ impl Workspace {
     /// Creates the confinement from existing folders (the workspace first).
     #[napi(constructor)]
     pub fn new(roots: Vec<String>) -> Result<Workspace> {
-        let roots =
-            core::Roots::new(&roots).map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
-        Ok(Workspace {
-            roots: Arc::new(roots),
-            index: Arc::new(core::IndexCache::default()),
-        })
+        let roots = core::Roots::new(&roots).map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
+        Ok(Workspace { roots: Arc::new(roots), index: Arc::new(core::IndexCache::default()) })
     }
 
     /// Reads a file inside the roots on the worker pool.
@@ -371,8 +357,7 @@ impl Workspace {
         let config = core::ReadConfig::from(&options);
         let path = PathBuf::from(options.path);
         run_on_pool(env, move || {
-            core::read_file_cached(&roots, &path, &config, Some(&index), &cancel)
-                .map(ReadResult::from)
+            core::read_file_cached(&roots, &path, &config, Some(&index), &cancel).map(ReadResult::from)
         })
     }
 }
@@ -391,9 +376,7 @@ pub fn hash_file<'env>(
     cancel: Option<&CancelToken>,
 ) -> Result<PromiseRaw<'env, Reply<String>>> {
     let cancel = cancel_of(cancel);
-    run_on_pool(env, move || {
-        core::hash_file(std::path::Path::new(&path), &cancel).map(|(h, _)| core::hex128(h))
-    })
+    run_on_pool(env, move || core::hash_file(std::path::Path::new(&path), &cancel).map(|(h, _)| core::hex128(h)))
 }
 
 /// Hashes bytes with xxh3-128 on the worker pool; resolves 32 hex digits.
