@@ -28,10 +28,10 @@ export declare class Workspace {
 /** Counts o200k tokens of a text on the worker pool. */
 export declare function countTokens(text: string): Promise<{ value?: number; error?: NativeError }>
 
-/** Hashes bytes with xxh3-128 on the worker pool; resolves 32 hex digits. */
+/** The content hash (two-level xxh3-128) of bytes, on the worker pool; resolves 32 hex digits. */
 export declare function hashBuffer(data: Buffer): Promise<{ value?: string; error?: NativeError }>
 
-/** Hashes a file with xxh3-128 on the worker pool; resolves 32 hex digits. */
+/** The content hash (two-level xxh3-128) of a file, on the worker pool; resolves 32 hex digits. */
 export declare function hashFile(path: string, cancel?: CancelToken | undefined | null): Promise<{ value?: string; error?: NativeError }>
 
 /** A failure, as it crosses to JavaScript. */
@@ -80,7 +80,7 @@ export interface ReadResult {
   mtimeMs: number
   /** Size in bytes. */
   size: number
-  /** xxh3-128 of the whole file, 32 hex digits. */
+  /** Content hash of the whole file (two-level xxh3-128), 32 hex digits. */
   hash: string
   /** Text: the numbered page. */
   text?: string

@@ -1,6 +1,6 @@
 //! A toolkit-wide cache of what one pass over a large text file learned — its hash, its
-//! line count and where every 4096th line starts — so that the next ranged read of the
-//! same, unchanged file seeks straight to its page instead of reading the whole file.
+//! line count and where a line starts in every 1 MiB chunk — so that the next ranged read
+//! of the same, unchanged file seeks straight to its page instead of reading the file.
 
 use std::collections::HashMap;
 use std::fs::Metadata;
@@ -47,11 +47,11 @@ impl Identity {
 pub(crate) struct Facts {
     pub(crate) hash: u128,
     pub(crate) total_lines: u64,
-    /// `index[k]` is the byte offset where line `k * INDEX_STRIDE + 1` starts.
-    pub(crate) index: Vec<u64>,
+    /// `(line, byte offset where it starts)`, increasing in both; the first is line 1.
+    pub(crate) index: Vec<(u64, u64)>,
 }
 
-/// A bounded cache of [`Facts`] keyed by file [`Identity`].
+/// A bounded cache of pass facts keyed by file identity (device, inode, size, mtime, ctime).
 ///
 /// File timestamps tick coarsely (a few milliseconds), so two same-size writes within
 /// one tick could share an identity. Like git's "racily clean" rule, an entry is only
@@ -82,7 +82,7 @@ impl IndexCache {
         entries.get(id).map(|(_, facts)| facts.clone())
     }
 
-    pub(crate) fn put(&self, id: Identity, made_at: SystemTime, facts: Facts) {
+    pub(crate) fn put(&self, id: Identity, made_at: SystemTime, facts: Arc<Facts>) {
         let settled = made_at.duration_since(id.ctime()).is_ok_and(|age| age >= self.racy);
         if !settled {
             return;
@@ -93,6 +93,6 @@ impl IndexCache {
                 entries.remove(&oldest);
             }
         }
-        entries.insert(id, (made_at, Arc::new(facts)));
+        entries.insert(id, (made_at, facts));
     }
 }

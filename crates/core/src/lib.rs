@@ -8,8 +8,8 @@
 //! The main entry point is [`read_file`]: it opens a path inside a set of [`Roots`]
 //! (checking the real path, and on Linux the opened file itself), sniffs what the file
 //! is from its bytes, and returns a [`Page`] of numbered lines, a [`ShapedImage`], or a
-//! notice, together with the size, mtime and xxh3-128 hash that a read-before-write
-//! contract records.
+//! notice, together with the size, mtime and content hash (a two-level xxh3-128, see
+//! [`ContentHasher`]) that a read-before-write contract records.
 //!
 //! ```
 //! use fsgate_core::{read_file, Cancel, Content, ReadConfig, Roots};
@@ -34,7 +34,10 @@
 //! Why one pass: a ranged read of a huge log must count every line (to say how many
 //! remain) and hash every byte (so a later write can tell whether the file changed), but
 //! keep only the page. [`page()`] does all three while streaming fixed-size chunks, so
-//! memory follows the page and time follows the file's size at memchr speed.
+//! memory follows the page. For large UTF-8 files the pass is split across cores (each
+//! reads, hashes and counts its own run of 1 MiB chunks, which is why the content hash is
+//! hashed per chunk), and an [`IndexCache`] remembers where lines start, so the next deep
+//! page of an unchanged file is a seek.
 #![deny(missing_docs)]
 
 mod cancel;
@@ -53,7 +56,7 @@ mod tokens;
 pub use crate::cancel::Cancel;
 pub use crate::confine::{open_regular, Opened, Roots};
 pub use crate::error::{Error, ErrorKind, Result};
-pub use crate::hash::{hash_bytes, hash_file, hash_reader, hex128};
+pub use crate::hash::{hash_bytes, hash_file, hash_reader, hex128, ContentHasher, HASH_CHUNK};
 pub use crate::image::{shape_image, ImageConfig, ShapedImage};
 pub use crate::index::IndexCache;
 pub use crate::page::{group, page, LineStyle, Page, PageConfig};

@@ -4,10 +4,9 @@
 use std::fmt::Write as _;
 use std::io::Read;
 
-use xxhash_rust::xxh3::Xxh3;
-
 use crate::cancel::Cancel;
 use crate::error::{Error, Result};
+use crate::hash::ContentHasher;
 use crate::sniff::TextEncoding;
 
 const CHUNK: usize = 256 * 1024;
@@ -103,45 +102,32 @@ pub struct Page {
 ///
 /// Memory is proportional to the page (plus one fixed chunk), not to the file.
 pub fn page<R: Read>(reader: R, encoding: TextEncoding, config: &PageConfig, cancel: &Cancel) -> Result<Page> {
-    run(reader, encoding, config, cancel, Start::Beginning { index: false }).map(|(page, _)| page)
+    run(reader, encoding, config, cancel, None)
 }
 
-/// Every this many lines, an indexed pass records where a line starts.
-pub(crate) const INDEX_STRIDE: u64 = 4096;
-
-/// Where a pass starts.
-pub(crate) enum Start {
-    /// At byte 0 of the file; with `index`, record the byte offset of every
-    /// [`INDEX_STRIDE`]th line start (line 1, 4097, …), in raw file bytes.
-    Beginning { index: bool },
-    /// Mid-file, at the start of `line`, in a file already known to have `total_lines`
-    /// (UTF-8 only): the pass stops as soon as the page is complete.
-    Resume { line: u64, total_lines: u64 },
+/// Where to resume a pass mid-file.
+pub(crate) struct Resume {
+    /// The number of the line that starts where the reader is.
+    pub(crate) line: u64,
+    /// Lines in the whole file, known from an earlier pass.
+    pub(crate) total_lines: u64,
 }
 
-/// The one streaming pass behind [`page`]. Returns the page and, when asked, the line index.
+/// The one streaming pass behind [`page`]. With `resume` (UTF-8 only), the reader is
+/// positioned at the start of a known line, and the pass stops once the page is complete;
+/// the caller then knows the hash and fills it in.
 pub(crate) fn run<R: Read>(
     mut reader: R,
     encoding: TextEncoding,
     config: &PageConfig,
     cancel: &Cancel,
-    start: Start,
-) -> Result<(Page, Option<Vec<u64>>)> {
-    let mut hasher = Xxh3::new();
+    resume: Option<Resume>,
+) -> Result<Page> {
+    let mut hasher = ContentHasher::new();
     let mut pager = Pager::new(config);
-    let resumed = match start {
-        Start::Beginning { index } => {
-            if index {
-                pager.index = Some(vec![if encoding == TextEncoding::Utf8Bom { 3 } else { 0 }]);
-                pager.index_base = if encoding == TextEncoding::Utf8Bom { 3 } else { 0 };
-            }
-            None
-        }
-        Start::Resume { line, total_lines } => {
-            pager.line = line;
-            Some(total_lines)
-        }
-    };
+    if let Some(r) = &resume {
+        pager.line = r.line;
+    }
     // Start small so that small files cost little, and grow to CHUNK for big ones.
     let mut buf = vec![0u8; 16 * 1024];
     let mut size = 0u64;
@@ -151,11 +137,11 @@ pub(crate) fn run<R: Read>(
         _ => None,
     };
     let mut decoded = Vec::new();
-    let mut skip_bom = encoding == TextEncoding::Utf8Bom && resumed.is_none();
+    let mut skip_bom = encoding == TextEncoding::Utf8Bom && resume.is_none();
     let mut eof = false;
     loop {
         cancel.check()?;
-        if resumed.is_some() && pager.past_page() {
+        if resume.is_some() && pager.past_page() {
             break;
         }
         let n = match reader.read(&mut buf) {
@@ -187,14 +173,13 @@ pub(crate) fn run<R: Read>(
         pager.page.lossy |= decode_utf16(decoder, &[], true, &mut decoded);
         pager.feed(&decoded);
     }
-    let index = pager.index.take();
     let mut page = pager.finish(eof);
-    if let Some(total) = resumed {
-        page.total_lines = total;
+    if let Some(r) = resume {
+        page.total_lines = r.total_lines;
     }
-    page.hash = hasher.digest128();
+    page.hash = hasher.finish();
     page.size = size;
-    Ok((page, index))
+    Ok(page)
 }
 
 /// Decodes UTF-16 into `out` as UTF-8 (unpaired surrogates become U+FFFD); returns
@@ -218,10 +203,6 @@ struct Pager<'a> {
     any_bytes: bool,
     last_byte: u8,
     page: Page,
-    /// Byte offsets of every INDEX_STRIDE-th line start, when indexing.
-    index: Option<Vec<u64>>,
-    /// The stream position (in raw file bytes) of the next byte fed.
-    index_base: u64,
 }
 
 impl<'a> Pager<'a> {
@@ -236,8 +217,6 @@ impl<'a> Pager<'a> {
             any_bytes: false,
             last_byte: 0,
             page: Page::default(),
-            index: None,
-            index_base: 0,
         }
     }
 
@@ -250,59 +229,41 @@ impl<'a> Pager<'a> {
         self.page.overflow || self.line > self.last_page_line
     }
 
-    /// Notes that a new line (number `self.line`) starts at stream offset `at`.
-    fn line_starts(&mut self, at: u64) {
-        if let Some(index) = self.index.as_mut() {
-            if (self.line - 1) % INDEX_STRIDE == 0 && (self.line - 1) / INDEX_STRIDE == index.len() as u64 {
-                index.push(at);
-            }
-        }
-    }
-
     fn feed(&mut self, mut bytes: &[u8]) {
         if bytes.is_empty() {
             return;
         }
         self.any_bytes = true;
         self.last_byte = bytes[bytes.len() - 1];
-        let mut base = self.index_base;
-        self.index_base += bytes.len() as u64;
         while !bytes.is_empty() {
             if !self.in_page() {
                 // Outside the page only the count matters: skip to the page start, or count the rest.
-                let before = self.line < self.config.offset && !self.page.overflow;
-                if !before && self.index.is_none() {
-                    self.line += memchr::memchr_iter(b'\n', bytes).count() as u64;
-                    return;
-                }
-                let wanted = if before { self.config.offset - self.line } else { u64::MAX };
-                let mut seen = 0u64;
-                let mut cut = None;
-                for pos in memchr::memchr_iter(b'\n', bytes) {
-                    seen += 1;
-                    self.line += 1;
-                    self.line_starts(base + pos as u64 + 1);
-                    if seen == wanted {
-                        cut = Some(pos + 1);
-                        break;
+                if self.line < self.config.offset && !self.page.overflow {
+                    let wanted = self.config.offset - self.line;
+                    let mut seen = 0u64;
+                    let mut cut = None;
+                    for pos in memchr::memchr_iter(b'\n', bytes) {
+                        seen += 1;
+                        if seen == wanted {
+                            cut = Some(pos + 1);
+                            break;
+                        }
                     }
-                }
-                match cut {
-                    Some(at) => {
-                        bytes = &bytes[at..];
-                        base += at as u64;
+                    self.line += seen;
+                    match cut {
+                        Some(at) => bytes = &bytes[at..],
+                        None => return,
                     }
-                    None => return,
+                    continue;
                 }
-                continue;
+                self.line += memchr::memchr_iter(b'\n', bytes).count() as u64;
+                return;
             }
             match memchr::memchr(b'\n', bytes) {
                 Some(pos) => {
                     self.push(&bytes[..pos]);
                     self.emit();
-                    self.line_starts(base + pos as u64 + 1);
                     bytes = &bytes[pos + 1..];
-                    base += pos as u64 + 1;
                 }
                 None => {
                     self.push(bytes);
@@ -537,9 +498,9 @@ mod tests {
     }
 
     #[test]
-    fn hash_is_of_raw_bytes() {
+    fn hash_is_the_content_hash_of_raw_bytes() {
         let p = run(b"abc", 1, 1);
-        assert_eq!(p.hash, xxhash_rust::xxh3::xxh3_128(b"abc"));
+        assert_eq!(p.hash, crate::hash::hash_bytes(b"abc"));
         assert_eq!(p.size, 3);
     }
 

@@ -3,15 +3,17 @@
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cancel::Cancel;
 use crate::confine::{Opened, Roots};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::hash_reader;
+use crate::hash::{combine, scan, HASH_CHUNK};
 use crate::image::{shape_image, ImageConfig, ShapedImage};
 use crate::index::{Facts, Identity, IndexCache};
-use crate::page::{group, page, run, Page, PageConfig, Start, INDEX_STRIDE};
+use crate::page::{group, page, run, Page, PageConfig, Resume};
 use crate::sniff::{sniff, Kind, TextEncoding, SNIFF_BYTES};
 use crate::tokens::{count_tokens, lines_within};
 
@@ -222,7 +224,8 @@ pub fn read_file_cached(
     }
 }
 
-/// Pages a file, through the index cache when it is large UTF-8 text.
+/// Pages a file. Large UTF-8 text is first indexed by one parallel pass (or the index
+/// is taken from the cache), then the page is read from the nearest line start before it.
 fn page_indexed(
     file: &mut std::fs::File,
     meta: &std::fs::Metadata,
@@ -232,25 +235,57 @@ fn page_indexed(
     cancel: &Cancel,
 ) -> Result<Page> {
     let utf8 = matches!(encoding, TextEncoding::Utf8 | TextEncoding::Utf8Bom);
-    let id = Identity::of(meta);
-    let (Some(cache), Some(id), true, true) = (cache, id, utf8, meta.len() >= INDEX_MIN_BYTES) else {
+    if !utf8 || meta.len() < INDEX_MIN_BYTES {
         return page(file, encoding, &config.page, cancel);
+    }
+    let id = Identity::of(meta);
+    let cached = cache.zip(id).and_then(|(cache, id)| cache.get(&id));
+    let facts = match cached {
+        Some(facts) => facts,
+        None => {
+            let made_at = SystemTime::now();
+            let facts = Arc::new(index_file(file, meta.len(), encoding, cancel)?);
+            if let Some((cache, id)) = cache.zip(id) {
+                cache.put(id, made_at, facts.clone());
+            }
+            facts
+        }
     };
-    if let Some(facts) = cache.get(&id) {
-        let k = ((config.page.first_line() - 1) / INDEX_STRIDE).min(facts.index.len() as u64 - 1);
-        file.seek(SeekFrom::Start(facts.index[k as usize])).map_err(Error::io)?;
-        let start = Start::Resume { line: k * INDEX_STRIDE + 1, total_lines: facts.total_lines };
-        let (mut page, _) = run(file, encoding, &config.page, cancel, start)?;
-        page.hash = facts.hash;
-        page.size = meta.len();
-        return Ok(page);
+    let first = config.page.first_line();
+    let k = facts.index.partition_point(|&(line, _)| line <= first).saturating_sub(1);
+    let (line, offset) = facts.index[k];
+    file.seek(SeekFrom::Start(offset)).map_err(Error::io)?;
+    let resume = Resume { line, total_lines: facts.total_lines };
+    let mut paged = run(&mut *file, encoding, &config.page, cancel, Some(resume))?;
+    // A file changed during the two passes is read again in one sequential pass.
+    let after = file.metadata().map_err(Error::io)?;
+    if Identity::of(&after) != id || after.len() != meta.len() {
+        file.seek(SeekFrom::Start(0)).map_err(Error::io)?;
+        return page(file, encoding, &config.page, cancel);
     }
-    let made_at = SystemTime::now();
-    let (page, index) = run(file, encoding, &config.page, cancel, Start::Beginning { index: true })?;
-    if let Some(index) = index.filter(|_| page.size == meta.len()) {
-        cache.put(id, made_at, Facts { hash: page.hash, total_lines: page.total_lines, index });
+    paged.hash = facts.hash;
+    paged.size = meta.len();
+    Ok(paged)
+}
+
+/// One parallel pass over a UTF-8 file: its hash, its line count, and a line start in
+/// every chunk that has one.
+fn index_file(file: &std::fs::File, size: u64, encoding: TextEncoding, cancel: &Cancel) -> Result<Facts> {
+    let chunks = scan(file, size, true, cancel)?;
+    let bom = if encoding == TextEncoding::Utf8Bom { 3 } else { 0 };
+    let mut index = vec![(1u64, bom)];
+    let mut newlines = 0u64;
+    for (k, chunk) in chunks.iter().enumerate() {
+        if let Some(after) = chunk.after_first_newline {
+            let offset = k as u64 * HASH_CHUNK as u64 + after as u64;
+            if offset < size {
+                index.push((newlines + 2, offset));
+            }
+        }
+        newlines += chunk.newlines;
     }
-    Ok(page)
+    let unterminated = chunks.last().is_some_and(|c| c.last_byte != b'\n');
+    Ok(Facts { hash: combine(chunks.iter().map(|c| c.hash)), total_lines: newlines + unterminated as u64, index })
 }
 
 /// The two-stage token gate. A token is at least one byte, so a page of no more bytes
@@ -366,12 +401,13 @@ mod tests {
         for offset in [1u64, 2, 4096, 4097, 4098, 150_000, 299_999, 300_001, 300_002] {
             let mut cfg = ReadConfig::default();
             cfg.ranged(true).page().offset(offset).limit(3);
-            let plain = read_file(&roots, &p, &cfg, &Cancel::new()).unwrap();
-            for _ in 0..2 {
-                let cached = read_file_cached(&roots, &p, &cfg, Some(&cache), &Cancel::new()).unwrap();
-                assert_eq!(cached.hash, plain.hash);
-                match (&cached.content, &plain.content) {
-                    (Content::Text { page: a, .. }, Content::Text { page: b, .. }) => {
+            // The reference: one sequential pass, no index.
+            let b = page(std::fs::File::open(&p).unwrap(), TextEncoding::Utf8Bom, &cfg.page, &Cancel::new()).unwrap();
+            for cache in [None, Some(&cache), Some(&cache)] {
+                let read = read_file_cached(&roots, &p, &cfg, cache, &Cancel::new()).unwrap();
+                assert_eq!(read.hash, b.hash);
+                match &read.content {
+                    Content::Text { page: a, .. } => {
                         assert_eq!(a.text, b.text, "offset {offset}");
                         assert_eq!(
                             (a.start_line, a.end_line, a.total_lines),
@@ -384,6 +420,36 @@ mod tests {
         }
         let id = Identity::of(&std::fs::metadata(&p).unwrap()).unwrap();
         assert_eq!(cache.get(&id).unwrap().total_lines, 300_001);
+        assert!(cache.get(&id).unwrap().index.len() > 4);
+    }
+
+    /// Lines longer than a hash chunk leave chunks without a line start; pages still match.
+    #[test]
+    fn indexed_pages_with_lines_longer_than_a_chunk() {
+        let dir = tmp();
+        let mut text = String::new();
+        for i in 0..12 {
+            text.push_str(&format!("{i}:{}\n", "y".repeat(if i % 3 == 0 { 1_500_000 } else { 10 })));
+        }
+        let p = wfile(&dir, "long.txt", text.as_bytes());
+        let roots = Roots::new(&[&dir]).unwrap();
+        for offset in 1..=13u64 {
+            let mut cfg = ReadConfig::default();
+            cfg.ranged(true).page().offset(offset).limit(2).max_line_chars(5);
+            let b = page(std::fs::File::open(&p).unwrap(), TextEncoding::Utf8, &cfg.page, &Cancel::new()).unwrap();
+            let read = read_file(&roots, &p, &cfg, &Cancel::new()).unwrap();
+            assert_eq!(read.hash, b.hash);
+            match &read.content {
+                Content::Text { page: a, .. } => {
+                    assert_eq!(
+                        (&a.text, a.total_lines, a.cut_lines),
+                        (&b.text, b.total_lines, b.cut_lines),
+                        "offset {offset}"
+                    )
+                }
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     /// A changed file is never answered from the cache.

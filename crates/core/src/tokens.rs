@@ -3,9 +3,50 @@
 //! The tokenizer is GitHub's `bpe` family: counting is linear in the input, also for
 //! one long string that the pre-tokenizer cannot split.
 
-/// Counts the o200k tokens of `text`.
+/// Counts the o200k tokens of `text`, in parallel for long texts.
+///
+/// The count is exact: the text is only split where no o200k pre-token can cross, that
+/// is right after a `\n` followed by a character that is neither whitespace nor `/`
+/// (the one pattern that runs on past a newline is ` ?[^\s\p{L}\p{N}]+[\r\n/]*`).
 pub fn count_tokens(text: &str) -> usize {
-    bpe_openai::o200k_base().count(text)
+    use rayon::prelude::*;
+    let tokenizer = bpe_openai::o200k_base();
+    let parts = rayon::current_num_threads();
+    if parts < 2 || text.len() < PARALLEL_MIN_BYTES {
+        return tokenizer.count(text);
+    }
+    split_at_safe_points(text, parts * 4).par_iter().map(|part| tokenizer.count(*part)).sum()
+}
+
+/// Texts shorter than this are counted on one thread.
+const PARALLEL_MIN_BYTES: usize = 64 * 1024;
+
+/// Splits `text` into about `parts` pieces at points no pre-token crosses.
+fn split_at_safe_points(text: &str, parts: usize) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let step = (bytes.len() / parts).max(1);
+    let mut out = Vec::with_capacity(parts);
+    let mut start = 0;
+    let mut at = step;
+    while at < bytes.len() {
+        let cut = memchr::memchr_iter(b'\n', &bytes[at..]).map(|i| at + i + 1).find(|&i| {
+            i < bytes.len() && !bytes[i].is_ascii_whitespace() && bytes[i] != b'/' && is_char_start(bytes[i])
+        });
+        let Some(cut) = cut else { break };
+        if cut > start {
+            out.push(&text[start..cut]);
+            start = cut;
+        }
+        at = cut + step;
+    }
+    out.push(&text[start..]);
+    out
+}
+
+/// Whether a byte starts a character that is not Unicode whitespace (non-ASCII
+/// whitespace such as U+00A0 or U+3000 starts with 0xC2, 0xE1, 0xE2 or 0xE3).
+fn is_char_start(b: u8) -> bool {
+    b < 0x80 || (b >= 0xC0 && !matches!(b, 0xC2 | 0xE1 | 0xE2 | 0xE3))
 }
 
 /// The most leading lines of `text` whose tokens, counted line by line, stay within `limit`.
@@ -32,6 +73,37 @@ mod tests {
         assert_eq!(count_tokens(""), 0);
         assert_eq!(count_tokens("Hello, world!"), 4);
         assert!(count_tokens(&"a".repeat(10_000)) > 0);
+    }
+
+    /// The parallel count equals the one-thread count, also where a split could go wrong:
+    /// `}\n//`, CRLF, indentation, non-ASCII whitespace after a newline.
+    #[test]
+    fn parallel_count_is_exact() {
+        let tokenizer = bpe_openai::o200k_base();
+        let mut text = String::new();
+        let pieces = [
+            "}\n// comment\n",
+            "x = 1;\r\n",
+            "\n    indented\n",
+            "\n\u{a0}nbsp\n",
+            "\n\u{3000}ideo\n",
+            "안녕하세요\nสวัสดี\n",
+            "a/\n/b\n",
+            "\n\n\n",
+            "word\n",
+        ];
+        for i in 0..60_000 {
+            text.push_str(pieces[i % pieces.len()]);
+            text.push_str(&i.to_string());
+        }
+        assert!(text.len() > PARALLEL_MIN_BYTES * 4);
+        for parts in [2, 3, 8, 64, 1000] {
+            let split = split_at_safe_points(&text, parts);
+            assert_eq!(split.concat(), text);
+            let sum: usize = split.iter().map(|p| tokenizer.count(*p)).sum();
+            assert_eq!(sum, tokenizer.count(text.as_str()), "{parts} parts");
+        }
+        assert_eq!(count_tokens(&text), tokenizer.count(text.as_str()));
     }
 
     #[test]

@@ -224,7 +224,7 @@ pub struct ReadResult {
     pub mtime_ms: f64,
     /// Size in bytes.
     pub size: f64,
-    /// xxh3-128 of the whole file, 32 hex digits.
+    /// Content hash of the whole file (two-level xxh3-128), 32 hex digits.
     pub hash: String,
     /// Text: the numbered page.
     pub text: Option<String>,
@@ -368,7 +368,7 @@ pub fn count_tokens(env: &Env, text: String) -> Result<PromiseRaw<'_, Reply<u32>
     run_on_pool(env, move || Ok(core::count_tokens(&text) as u32))
 }
 
-/// Hashes a file with xxh3-128 on the worker pool; resolves 32 hex digits.
+/// The content hash (two-level xxh3-128) of a file, on the worker pool; resolves 32 hex digits.
 #[napi(ts_return_type = "Promise<{ value?: string; error?: NativeError }>")]
 pub fn hash_file<'env>(
     env: &'env Env,
@@ -379,7 +379,7 @@ pub fn hash_file<'env>(
     run_on_pool(env, move || core::hash_file(std::path::Path::new(&path), &cancel).map(|(h, _)| core::hex128(h)))
 }
 
-/// Hashes bytes with xxh3-128 on the worker pool; resolves 32 hex digits.
+/// The content hash (two-level xxh3-128) of bytes, on the worker pool; resolves 32 hex digits.
 #[napi(ts_return_type = "Promise<{ value?: string; error?: NativeError }>")]
 pub fn hash_buffer(env: &Env, data: Buffer) -> Result<PromiseRaw<'_, Reply<String>>> {
     run_on_pool(env, move || Ok(core::hex128(core::hash_bytes(&data))))
