@@ -10,12 +10,29 @@
 /// (the one pattern that runs on past a newline is ` ?[^\s\p{L}\p{N}]+[\r\n/]*`).
 pub fn count_tokens(text: &str) -> usize {
     use rayon::prelude::*;
-    let tokenizer = bpe_openai::o200k_base();
     let parts = rayon::current_num_threads();
     if parts < 2 || text.len() < PARALLEL_MIN_BYTES {
-        return tokenizer.count(text);
+        return count_part(text);
     }
-    split_at_safe_points(text, parts * 4).par_iter().map(|part| tokenizer.count(*part)).sum()
+    split_at_safe_points(text, parts * 4).par_iter().map(|part| count_part(part)).sum()
+}
+
+/// Counts one part on one thread: the pre-tokenizer's pieces, each through the BPE, with
+/// the counts of short pieces remembered (text repeats its words and punctuation, and a
+/// lookup is cheaper than a BPE pass). Equal to the tokenizer's own `count`.
+fn count_part(text: &str) -> usize {
+    let tokenizer = bpe_openai::o200k_base();
+    let Some(pre) = tokenizer.pre.as_ref() else { return tokenizer.count(text) };
+    let mut seen: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+    let mut total = 0usize;
+    for piece in pre.split(text) {
+        total += if piece.len() <= 32 {
+            *seen.entry(piece).or_insert_with(|| tokenizer.bpe.count(piece.as_bytes()) as u32) as usize
+        } else {
+            tokenizer.bpe.count(piece.as_bytes())
+        };
+    }
+    total
 }
 
 /// Texts shorter than this are counted on one thread.
