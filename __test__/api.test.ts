@@ -489,7 +489,7 @@ describe('AbortSignal', () => {
     const reads = await Promise.all([0, 1, 2, 3].map((k) => s.call('file_read', { path: 'huge.log', offset: lastLines - k, limit: 1 })))
     clearInterval(sampler)
     peak = Math.max(peak, process.memoryUsage().rss)
-    reads.forEach((r, k) => expect(ok(r)).toMatch(new RegExp(`^${lastLines - k}\t`)))
+    for (const [k, r] of reads.entries()) expect(ok(r)).toMatch(new RegExp(`^${lastLines - k}\t`))
     const MiB = 1024 * 1024
     expect((peak - before) / MiB).toBeLessThan(64)
     if (hwmBefore > 0) expect((hwm() - Math.max(hwmBefore, before)) / MiB).toBeLessThan(64)

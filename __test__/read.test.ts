@@ -537,7 +537,7 @@ describe('big files', () => {
     const r = await ws.session.call('file_read', { path: millionPath, offset: 999_990 })
     const lines = ok(r).split('\n')
     expect(lines).toHaveLength(11)
-    lines.forEach((line, k) => expect(line).toBe(`${999_990 + k}\t${millionLine(999_990 + k)}`))
+    for (const [k, line] of lines.entries()) expect(line).toBe(`${999_990 + k}\t${millionLine(999_990 + k)}`)
     expect(r.data).toMatchObject({ startLine: 999_990, endLine: MILLION, totalLines: MILLION })
   })
 
@@ -574,7 +574,7 @@ describe('token limit', () => {
     expect(fit as number).toBeLessThan(2000)
     expect(text).toContain(`limit=${fit as number}`)
     expect(r.data?.tokens as number).toBeGreaterThan(25_000)
-    expect(text).toContain((r.data?.tokens as number).toLocaleString('en-US'))
+    expect(text).toContain(Number(r.data?.tokens).toLocaleString('en-US'))
 
     const again = await s.call('file_read', { path: 'w.txt', offset: 1, limit: fit as number })
     ok(again)
@@ -632,7 +632,7 @@ describe('token limit', () => {
   })
 
   it('calls a custom countTokens only when the page is longer than the limit in bytes', async () => {
-    let answer = 10
+    const answer = 10
     const counter = vi.fn((_text: string) => answer)
     const custom = workspace({ countTokens: counter, limits: { readTokens: 1000 } })
     put(custom.dir, 'short.txt', numbered(20)) // ~280 bytes of page

@@ -9,7 +9,7 @@ import path from 'node:path'
 import readline from 'node:readline'
 import { Worker } from 'node:worker_threads'
 
-import { BIG_LINES, bigLine, bigTextFile, DATA, hashInputFile, ROOT, smallFiles, tokenCorpus, unsplittable } from './data.mjs'
+import { BIG_LINES, bigLine, bigTextFile, hashInputFile, ROOT, smallFiles, tokenCorpus, unsplittable } from './data.mjs'
 import { fmtMs, fmtNum, fmtRatio, interleave, machine, measure, median, now, percentile, table } from './lib.mjs'
 import { loadPeers } from './peers.mjs'
 
@@ -56,7 +56,11 @@ function warmPageCache(file) {
   const fd = openSync(file, 'r')
   const buf = Buffer.allocUnsafe(4 * 2 ** 20)
   let total = 0
-  for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0; ) total += n
+  for (;;) {
+    const n = readSync(fd, buf, 0, buf.length, null)
+    if (n <= 0) break
+    total += n
+  }
   closeSync(fd)
   return total
 }
@@ -338,7 +342,7 @@ async function benchTokens() {
 }
 
 function inWorker(data, capMs) {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve, _reject) => {
     const w = new Worker(new URL('./tokens-worker.mjs', import.meta.url), { workerData: data })
     let timer
     w.once('message', (m) => {

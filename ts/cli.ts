@@ -21,24 +21,28 @@ Options:
   -h, --help        Show this help
 `
 
+function parseOptions(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      offset: { type: 'string' },
+      limit: { type: 'string' },
+      workspace: { type: 'string' },
+      preset: { type: 'string' },
+      dialect: { type: 'string' },
+      format: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
+    },
+  })
+}
+
 async function main(argv: string[]): Promise<number> {
-  let parsed
+  let parsed: ReturnType<typeof parseOptions>
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        offset: { type: 'string' },
-        limit: { type: 'string' },
-        workspace: { type: 'string' },
-        preset: { type: 'string' },
-        dialect: { type: 'string' },
-        format: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
-      },
-    })
+    parsed = parseOptions(argv)
   } catch (err) {
     process.stderr.write(`fsgate: ${(err as Error).message}\n\n${HELP}`)
     return 2

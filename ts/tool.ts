@@ -3,7 +3,7 @@
  * against the dialect's schema (telling the model how to fix it), run, and shape one
  * result. Tools never build results by hand.
  */
-import { z } from 'zod'
+import type { z } from 'zod'
 
 import { FsgateError, InvalidInputError } from './errors.js'
 import type { Limits } from './limits.js'
