@@ -508,6 +508,21 @@ describe('empty files and special files', () => {
     const text = fails(r, 'NOT_FOUND')
     expect(text).toContain('nope/missing.txt')
   })
+
+  it('a missing file suggests close names from its folder', async () => {
+    put(ws.dir, 'near/util.ts', 'x\n')
+    put(ws.dir, 'near/Index.ts', 'x\n')
+    put(ws.dir, 'near/README.md', 'x\n')
+    const s = ws.toolkit.createSession()
+    const a = await s.call('file_read', { path: 'near/utils.ts' })
+    expect(fails(a, 'NOT_FOUND')).toContain('Did you mean near/util.ts?')
+    expect(a.data?.suggestions).toEqual(['near/util.ts'])
+    expect(fails(await s.call('file_read', { path: 'near/index.ts' }), 'NOT_FOUND')).toContain('near/Index.ts')
+    expect(fails(await s.call('file_read', { path: 'near/README.txt' }), 'NOT_FOUND')).toContain('near/README.md')
+    const none = await s.call('file_read', { path: 'near/completely-different.ts' })
+    expect(fails(none, 'NOT_FOUND')).not.toContain('Did you mean')
+    expect(none.data?.suggestions).toEqual([])
+  })
 })
 
 describe('big files', () => {

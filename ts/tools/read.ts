@@ -8,6 +8,7 @@ import { z } from 'zod'
 import { FsgateError, InvalidInputError, MaxFileReadTokenExceededError } from '../errors.js'
 import { callNative, type NativeReadResult } from '../native.js'
 import { displayPath, resolvePath } from '../policy/paths.js'
+import { similarNames } from '../similar.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
 
@@ -77,8 +78,8 @@ async function read(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> {
         cancel,
       ),
     ctx.signal,
-  ).catch((err) => {
-    throw explain(err, input.path, ctx)
+  ).catch(async (err) => {
+    throw await explain(err, input.path, abs, ctx)
   })
   const shown = displayPath(ctx.workspace, r.realPath)
   const facts = { realPath: r.realPath, mtimeMs: r.mtimeMs, size: r.size, contentHash: r.hash, totalLines: r.totalLines ?? 0 }
@@ -226,13 +227,16 @@ function unchanged(shown: string, data: Record<string, unknown>, what: string): 
 }
 
 /** Turns a native error into a message that tells the model what to do next. */
-function explain(err: unknown, given: string, ctx: ToolContext): unknown {
+async function explain(err: unknown, given: string, abs: string, ctx: ToolContext): Promise<unknown> {
   if (!(err instanceof FsgateError)) return err
   const data = { path: given }
   const say = (message: string) => new (err.constructor as typeof FsgateError)(err.code, message, { data })
   switch (err.code) {
-    case 'NOT_FOUND':
-      return say(`File does not exist: ${given}. Check the path; relative paths start at the workspace (${ctx.workspace}).`)
+    case 'NOT_FOUND': {
+      const near = (await similarNames(abs)).map((p) => displayPath(ctx.workspace, p))
+      const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ` Check the path; relative paths start at the workspace (${ctx.workspace}).`
+      return new (err.constructor as typeof FsgateError)(err.code, `File does not exist: ${given}.${hint}`, { data: { path: given, suggestions: near } })
+    }
     case 'IS_DIRECTORY':
       return say(`${given} is a directory, not a file. Read a file inside it instead.`)
     case 'BLOCKED_DEVICE':
