@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.CancelToken = nativeBinding.CancelToken
+module.exports.Completer = nativeBinding.Completer
 module.exports.Workspace = nativeBinding.Workspace
 module.exports.countTokens = nativeBinding.countTokens
 module.exports.hashBuffer = nativeBinding.hashBuffer

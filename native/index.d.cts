@@ -17,22 +17,41 @@ export declare class CancelToken {
   cancel(): void
 }
 
+/**
+ * Delivers finished work to JavaScript. One per loaded module (per JS environment):
+ * every call names the request it answers, and all results arrive through this one
+ * threadsafe function, so a call costs a queue push, not a promise bridge of its own.
+ */
+export declare class Completer {
+  /**
+   * Creates the completer; `onDone(id, reply)` is called on the JS thread for each
+   * finished request. It does not keep the process alive by itself.
+   */
+  constructor(onDone: (id: number, reply: { value?: any; error?: NativeError }) => void)
+}
+
 /** The folders a toolkit may touch, checked on real paths by every call. */
 export declare class Workspace {
   /** Creates the confinement from existing folders (the workspace first). */
   constructor(roots: Array<string>)
-  /** Reads a file inside the roots on the worker pool. */
-  read(options: ReadOptions, cancel?: CancelToken | undefined | null): Promise<{ value?: ReadResult; error?: NativeError }>
+  /** Reads a file inside the roots on the worker pool; the reply goes to `completer` as `id`. */
+  read(completer: Completer, id: number, options: ReadOptions, cancel?: CancelToken | undefined | null): void
 }
 
-/** Counts o200k tokens of a text on the worker pool. */
-export declare function countTokens(text: string): Promise<{ value?: number; error?: NativeError }>
+/** Counts o200k tokens of a text on the worker pool; the reply goes to `completer` as `id`. */
+export declare function countTokens(completer: Completer, id: number, text: string): void
 
-/** The content hash (two-level xxh3-128) of bytes, on the worker pool; resolves 32 hex digits. */
-export declare function hashBuffer(data: Buffer): Promise<{ value?: string; error?: NativeError }>
+/**
+ * The content hash (two-level xxh3-128) of bytes, on the worker pool; the reply (32 hex
+ * digits) goes to `completer` as `id`.
+ */
+export declare function hashBuffer(completer: Completer, id: number, data: Buffer): void
 
-/** The content hash (two-level xxh3-128) of a file, on the worker pool; resolves 32 hex digits. */
-export declare function hashFile(path: string, cancel?: CancelToken | undefined | null): Promise<{ value?: string; error?: NativeError }>
+/**
+ * The content hash (two-level xxh3-128) of a file, on the worker pool; the reply (32 hex
+ * digits) goes to `completer` as `id`.
+ */
+export declare function hashFile(completer: Completer, id: number, path: string, cancel?: CancelToken | undefined | null): void
 
 /** A failure, as it crosses to JavaScript. */
 export interface NativeError {

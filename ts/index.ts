@@ -18,4 +18,4 @@ export {
   AbortedError,
 } from './errors.js'
 export type { ErrorCode } from './errors.js'
-export { countTokens, hashFile } from './utils.js'
+export { countTokens, hashBuffer, hashFile } from './utils.js'

@@ -1,6 +1,7 @@
 /**
- * The native addon, loaded once. Calls go through `callNative`, which wires an
- * AbortSignal to a cancel token and turns a native error reply into an FsgateError.
+ * The native addon, loaded once. Every call gets an id; the addon answers through one
+ * `Completer` (one threadsafe function for the whole module), and `callNative` wires an
+ * AbortSignal to a cancel token and turns an error reply into an FsgateError.
  */
 import { createRequire } from 'node:module'
 
@@ -13,17 +14,53 @@ export const native: typeof Binding = require('../native/index.cjs')
 
 export type NativeReadResult = Binding.ReadResult
 export type NativeError = Binding.NativeError
-type Reply<T> = { value?: T; error?: NativeError }
+type Reply = { value?: unknown; error?: NativeError }
 
-/** Runs one native call with cancellation; resolves its value or throws an FsgateError. */
-export async function callNative<T>(start: (cancel?: Binding.CancelToken) => Promise<Reply<T>>, signal?: AbortSignal): Promise<T> {
+const waiting = new Map<number, (reply: Reply) => void>()
+let lastId = 0
+/** A timer that keeps the process alive while the addon works (its completer does not). */
+let keepAlive: NodeJS.Timeout | undefined
+
+/**
+ * Hands a reply to the call waiting for `id`. The completer calls it; benchmarks that
+ * replace the addon with a stub call it too. @internal
+ */
+export function deliver(id: number, reply: Reply): void {
+  const resolve = waiting.get(id)
+  waiting.delete(id)
+  if (waiting.size === 0 && keepAlive) {
+    clearInterval(keepAlive)
+    keepAlive = undefined
+  }
+  resolve?.(reply)
+}
+
+/** The module's completer: `native.*` calls take it and an id, and answer through it. */
+export const completer = new native.Completer(deliver)
+
+/**
+ * Starts one native call and waits for its reply; resolves its value or throws an
+ * FsgateError. `start` gets the request id and, when there is a signal, a cancel token.
+ */
+export async function callNative<T>(start: (id: number, cancel?: Binding.CancelToken) => void, signal?: AbortSignal): Promise<T> {
   if (signal?.aborted) throw aborted()
   // A token is a wrapped native object: made only when there is a signal to wire to it.
   const token = signal ? new native.CancelToken() : undefined
   const onAbort = () => token?.cancel()
   signal?.addEventListener('abort', onAbort, { once: true })
   try {
-    const reply = await start(token)
+    const reply = await new Promise<Reply>((resolve) => {
+      lastId = (lastId + 1) >>> 0
+      const id = lastId
+      waiting.set(id, resolve)
+      keepAlive ??= setInterval(() => {}, 2 ** 30)
+      try {
+        start(id, token)
+      } catch (err) {
+        waiting.delete(id)
+        resolve({ error: { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) } })
+      }
+    })
     if (reply.error) {
       if (reply.error.code === 'ABORTED') throw aborted()
       const code = isErrorCode(reply.error.code) ? reply.error.code : 'INTERNAL'
@@ -38,3 +75,4 @@ export async function callNative<T>(start: (cancel?: Binding.CancelToken) => Pro
 function aborted(): AbortedError {
   return new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal.')
 }
+

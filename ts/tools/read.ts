@@ -6,7 +6,7 @@
 import { z } from 'zod'
 
 import { FsgateError, InvalidInputError, MaxFileReadTokenExceededError } from '../errors.js'
-import { callNative, type NativeReadResult } from '../native.js'
+import { callNative, completer, type NativeReadResult } from '../native.js'
 import { displayPath, resolvePath } from '../policy/paths.js'
 import { similarNames } from '../similar.js'
 import { text, type ToolOutput } from '../result.js'
@@ -59,9 +59,11 @@ async function read(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> {
   const abs = resolvePath(ctx.workspace, input.path)
   const L = ctx.limits
   const pageList = input.pages === undefined ? undefined : parsePages(input.pages, L.pdfPagesPerRead)
-  const r = await callNative(
-    (cancel) =>
+  const r = await callNative<NativeReadResult>(
+    (id, cancel) =>
       ctx.fs.read(
+        completer,
+        id,
         {
           path: abs,
           offset: input.offset,

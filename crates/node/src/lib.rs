@@ -2,9 +2,10 @@
 //!
 //! Every heavy call parses its options, runs one core function on the addon's own
 //! worker pool (sized to the machine, separate from libuv's pool that Node's fs calls
-//! share), and resolves a Promise. Failures resolve too, as a [`NativeError`] with a
-//! stable `code` chosen in one place ([`code_of`]), so no JavaScript ever parses a
-//! message. A panic in the core becomes an `INTERNAL` error, never a crash of the host.
+//! share), and answers through the module's one [`Completer`] with the request's id.
+//! Failures answer too, as a [`NativeError`] with a stable `code` chosen in one place
+//! ([`code_of`]), so no JavaScript ever parses a message. A panic in the core becomes an
+//! `INTERNAL` error, never a crash of the host.
 #![deny(clippy::all)]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -13,6 +14,7 @@ use std::sync::{Arc, LazyLock};
 
 use fsgate_core as core;
 use napi::bindgen_prelude::*;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
 /// The addon's worker pool: one thread per core, never the JS thread or libuv's pool.
@@ -25,35 +27,85 @@ static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
         .expect("the fsgate worker pool starts")
 });
 
-/// Runs `work` on the pool and resolves a Promise with its value or its error.
-fn run_on_pool<T, F>(env: &Env, work: F) -> Result<PromiseRaw<'_, Reply<T>>>
+/// Delivers finished work to JavaScript. One per loaded module (per JS environment):
+/// every call names the request it answers, and all results arrive through this one
+/// threadsafe function, so a call costs a queue push, not a promise bridge of its own.
+#[napi]
+pub struct Completer {
+    done: DoneFn,
+}
+
+type DoneFn = Arc<ThreadsafeFunction<Done, (), FnArgs<(u32, AnyReply)>, Status, false, true>>;
+
+/// A finished request.
+pub struct Done {
+    id: u32,
+    reply: AnyReply,
+}
+
+/// The reply of any request.
+#[allow(clippy::large_enum_variant)] // moved once, from a worker to the JS thread
+pub enum AnyReply {
+    /// From `Workspace.read`.
+    Read(Reply<ReadResult>),
+    /// From `countTokens`.
+    Count(Reply<u32>),
+    /// From `hashFile` and `hashBuffer`.
+    Hash(Reply<String>),
+}
+
+impl ToNapiValue for AnyReply {
+    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
+        match val {
+            AnyReply::Read(r) => Reply::to_napi_value(env, r),
+            AnyReply::Count(r) => Reply::to_napi_value(env, r),
+            AnyReply::Hash(r) => Reply::to_napi_value(env, r),
+        }
+    }
+}
+
+#[napi]
+impl Completer {
+    /// Creates the completer; `onDone(id, reply)` is called on the JS thread for each
+    /// finished request. It does not keep the process alive by itself.
+    #[napi(constructor)]
+    pub fn new(
+        #[napi(ts_arg_type = "(id: number, reply: { value?: any; error?: NativeError }) => void")] on_done: Function<
+            FnArgs<(u32, AnyReply)>,
+            (),
+        >,
+    ) -> Result<Completer> {
+        let done = on_done
+            .build_threadsafe_function::<Done>()
+            .callee_handled::<false>()
+            .weak::<true>()
+            .build_callback(|ctx| Ok(FnArgs::from((ctx.value.id, ctx.value.reply))))?;
+        Ok(Completer { done: Arc::new(done) })
+    }
+}
+
+/// Runs `work` on the pool and sends its value or its error to the completer as `id`.
+fn run_on_pool<T, F>(completer: &Completer, id: u32, wrap: fn(Reply<T>) -> AnyReply, work: F)
 where
-    T: ToNapiValue + Send + 'static,
+    T: Send + 'static,
     F: FnOnce() -> core::Result<T> + Send + 'static,
 {
-    let (tx, rx) = tokio::sync::oneshot::channel();
+    let done = completer.done.clone();
     POOL.spawn(move || {
-        let outcome = match catch_unwind(AssertUnwindSafe(work)) {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(err)) => Err(NativeError::from(&err)),
+        let reply = match catch_unwind(AssertUnwindSafe(work)) {
+            Ok(Ok(value)) => Reply { value: Some(value), error: None },
+            Ok(Err(err)) => Reply { value: None, error: Some(NativeError::from(&err)) },
             Err(panic) => {
                 let what = panic
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
                     .or_else(|| panic.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "unknown panic".into());
-                Err(NativeError::internal(format!("panic in the engine: {what}")))
+                Reply { value: None, error: Some(NativeError::internal(format!("panic in the engine: {what}"))) }
             }
         };
-        let _ = tx.send(outcome);
+        done.call(Done { id, reply: wrap(reply) }, ThreadsafeFunctionCallMode::NonBlocking);
     });
-    env.spawn_future(async move {
-        Ok(match rx.await {
-            Ok(Ok(value)) => Reply { value: Some(value), error: None },
-            Ok(Err(err)) => Reply { value: None, error: Some(err) },
-            Err(_) => Reply { value: None, error: Some(NativeError::internal("the worker stopped".into())) },
-        })
-    })
 }
 
 /// The one place where core error kinds become stable codes.
@@ -343,44 +395,39 @@ impl Workspace {
         Ok(Workspace { roots: Arc::new(roots), index: Arc::new(core::IndexCache::default()) })
     }
 
-    /// Reads a file inside the roots on the worker pool.
-    #[napi(ts_return_type = "Promise<{ value?: ReadResult; error?: NativeError }>")]
-    pub fn read<'env>(
-        &self,
-        env: &'env Env,
-        options: ReadOptions,
-        cancel: Option<&CancelToken>,
-    ) -> Result<PromiseRaw<'env, Reply<ReadResult>>> {
+    /// Reads a file inside the roots on the worker pool; the reply goes to `completer` as `id`.
+    #[napi]
+    pub fn read(&self, completer: &Completer, id: u32, options: ReadOptions, cancel: Option<&CancelToken>) {
         let roots = self.roots.clone();
         let index = self.index.clone();
         let cancel = cancel_of(cancel);
         let config = core::ReadConfig::from(&options);
         let path = PathBuf::from(options.path);
-        run_on_pool(env, move || {
+        run_on_pool(completer, id, AnyReply::Read, move || {
             core::read_file_cached(&roots, &path, &config, Some(&index), &cancel).map(ReadResult::from)
-        })
+        });
     }
 }
 
-/// Counts o200k tokens of a text on the worker pool.
-#[napi(ts_return_type = "Promise<{ value?: number; error?: NativeError }>")]
-pub fn count_tokens(env: &Env, text: String) -> Result<PromiseRaw<'_, Reply<u32>>> {
-    run_on_pool(env, move || Ok(core::count_tokens(&text) as u32))
+/// Counts o200k tokens of a text on the worker pool; the reply goes to `completer` as `id`.
+#[napi]
+pub fn count_tokens(completer: &Completer, id: u32, text: String) {
+    run_on_pool(completer, id, AnyReply::Count, move || Ok(core::count_tokens(&text) as u32));
 }
 
-/// The content hash (two-level xxh3-128) of a file, on the worker pool; resolves 32 hex digits.
-#[napi(ts_return_type = "Promise<{ value?: string; error?: NativeError }>")]
-pub fn hash_file<'env>(
-    env: &'env Env,
-    path: String,
-    cancel: Option<&CancelToken>,
-) -> Result<PromiseRaw<'env, Reply<String>>> {
+/// The content hash (two-level xxh3-128) of a file, on the worker pool; the reply (32 hex
+/// digits) goes to `completer` as `id`.
+#[napi]
+pub fn hash_file(completer: &Completer, id: u32, path: String, cancel: Option<&CancelToken>) {
     let cancel = cancel_of(cancel);
-    run_on_pool(env, move || core::hash_file(std::path::Path::new(&path), &cancel).map(|(h, _)| core::hex128(h)))
+    run_on_pool(completer, id, AnyReply::Hash, move || {
+        core::hash_file(std::path::Path::new(&path), &cancel).map(|(h, _)| core::hex128(h))
+    });
 }
 
-/// The content hash (two-level xxh3-128) of bytes, on the worker pool; resolves 32 hex digits.
-#[napi(ts_return_type = "Promise<{ value?: string; error?: NativeError }>")]
-pub fn hash_buffer(env: &Env, data: Buffer) -> Result<PromiseRaw<'_, Reply<String>>> {
-    run_on_pool(env, move || Ok(core::hex128(core::hash_bytes(&data))))
+/// The content hash (two-level xxh3-128) of bytes, on the worker pool; the reply (32 hex
+/// digits) goes to `completer` as `id`.
+#[napi]
+pub fn hash_buffer(completer: &Completer, id: u32, data: Buffer) {
+    run_on_pool(completer, id, AnyReply::Hash, move || Ok(core::hex128(core::hash_bytes(&data))));
 }
