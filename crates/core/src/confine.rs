@@ -68,26 +68,32 @@ impl Roots {
         if is_stream_alias(path) {
             return Err(blocked(path));
         }
-        // The kernel follows every link here, including /proc's magic links that have
-        // no real path to canonicalize.
-        if let Ok(meta) = std::fs::metadata(path) {
-            if !meta.is_file() && !meta.is_dir() {
-                let real = std::fs::canonicalize(path).ok();
-                return match real {
-                    Some(real) if is_null_device(&real) => Ok(Opened::Null),
-                    _ => Err(blocked(path)),
-                };
+        let real = match std::fs::canonicalize(path) {
+            Ok(real) => real,
+            Err(err) => {
+                // A link with no real path behind it (a /proc magic link to a pipe) may
+                // still lead to a special file: the kernel can stat through it.
+                if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+                    return Err(blocked(path));
+                }
+                return Err(self.unresolved(path, err));
             }
+        };
+        let meta = std::fs::metadata(&real).map_err(|e| Error::io(e).with_path(path))?;
+        if !meta.is_file() && !meta.is_dir() {
+            return if is_null_device(&real) { Ok(Opened::Null) } else { Err(blocked(path)) };
         }
-        let real = std::fs::canonicalize(path).map_err(|e| self.unresolved(path, e))?;
         if !self.contains(&real) {
             return Err(outside(path, &real));
         }
-        let meta = std::fs::metadata(&real).map_err(|e| Error::io(e).with_path(path))?;
         if meta.is_dir() {
             return Err(Error::new(ErrorKind::IsDirectory, "is a directory").with_path(path));
         }
-        let (file, meta) = open_regular(&real).map_err(|e| e.with_path(path))?;
+        let file = open_nonblocking(&real).map_err(|e| Error::io(e).with_path(path))?;
+        let meta = file.metadata().map_err(|e| Error::io(e).with_path(path))?;
+        if !meta.is_file() {
+            return Err(blocked(path));
+        }
         self.check_opened(path, &real, &file, &meta)?;
         Ok(Opened::File { file, meta, real })
     }
