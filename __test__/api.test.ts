@@ -12,11 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   AbortedError,
   BlockedDeviceError,
+  countTokens,
   createToolkit,
   DEFAULT_LIMITS,
   ERROR_CODES,
   FileTooLargeError,
   FsgateError,
+  hashBuffer,
+  hashFile,
   InvalidInputError,
   MaxFileReadTokenExceededError,
   NotFoundError,
@@ -504,6 +507,26 @@ describe('AbortSignal', () => {
 })
 
 describe('engine helpers', () => {
+  it('countTokens counts o200k tokens exactly, hashBuffer and hashFile agree', async () => {
+    expect(await countTokens('Hello, world!')).toBe(4)
+    expect(await countTokens('')).toBe(0)
+    const bytes = Buffer.alloc(3 * 1024 * 1024 + 17, 7)
+    const file = path.join(ws.dir, 'hash-me.bin')
+    fs.writeFileSync(file, bytes)
+    const h = await hashFile(file)
+    expect(h).toMatch(/^[0-9a-f]{32}$/)
+    expect(await hashBuffer(bytes)).toBe(h)
+    expect(await hashBuffer(new Uint8Array(bytes))).toBe(h)
+    expect(await hashBuffer(Buffer.from('other'))).not.toBe(h)
+  })
+
+  it('hashFile refuses what it must not read, with codes', async () => {
+    await expect(hashFile(path.join(ws.dir, 'nope.bin'))).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(hashFile('/dev/zero')).rejects.toMatchObject({ code: 'BLOCKED_DEVICE' })
+    await expect(hashFile(ws.dir)).rejects.toMatchObject({ code: 'IS_DIRECTORY' })
+    await expect(countTokens('x', { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'ABORTED' })
+  })
+
   it('sessions have distinct ids and independent state', async () => {
     const a = ws.toolkit.createSession()
     const b = ws.toolkit.createSession()

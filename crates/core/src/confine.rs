@@ -47,16 +47,6 @@ impl Roots {
         self.roots.iter().any(|root| real.starts_with(root))
     }
 
-    /// Resolves `path` to its real path and checks it is inside the roots.
-    pub fn resolve(&self, path: &Path) -> Result<PathBuf> {
-        check_malformed(path)?;
-        let real = std::fs::canonicalize(path).map_err(|e| self.unresolved(path, e))?;
-        if !self.contains(&real) {
-            return Err(outside(path, &real));
-        }
-        Ok(real)
-    }
-
     /// Opens an existing regular file for reading, confined to the roots.
     ///
     /// Devices, FIFOs and sockets, and the stream aliases `/dev/stdin`, `/dev/fd/N` and

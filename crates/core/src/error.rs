@@ -27,8 +27,6 @@ pub enum ErrorKind {
     InvalidPath,
     /// The file is larger than the caller allowed.
     TooLarge,
-    /// The file's format is recognised but not supported by this operation.
-    Unsupported,
     /// An image could not be decoded or re-encoded.
     Image,
     /// The caller cancelled the operation.

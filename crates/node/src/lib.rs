@@ -118,7 +118,6 @@ pub fn code_of(kind: core::ErrorKind) -> &'static str {
         K::OutsideRoots => "PATH_OUTSIDE_WORKSPACE",
         K::InvalidPath => "INVALID_INPUT",
         K::TooLarge => "FILE_TOO_LARGE",
-        K::Unsupported => "UNSUPPORTED",
         K::Image => "INVALID_IMAGE",
         K::Cancelled => "ABORTED",
         K::PermissionDenied => "PERMISSION_DENIED",
