@@ -3,6 +3,7 @@
  * contract and input validation, the typed methods' error classes, tool definitions for
  * every dialect and SDK format (with pinned schemas), and cancellation by AbortSignal.
  */
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -518,6 +519,13 @@ describe('engine helpers', () => {
     expect(await hashBuffer(bytes)).toBe(h)
     expect(await hashBuffer(new Uint8Array(bytes))).toBe(h)
     expect(await hashBuffer(Buffer.from('other'))).not.toBe(h)
+  })
+
+  it('a native call that throws at once still lets the process exit', () => {
+    const script = `import { countTokens } from ${JSON.stringify(path.resolve(import.meta.dirname, '../dist/index.js'))}
+try { await countTokens(123) } catch (e) { console.log(e.code) }`
+    const out = execFileSync('node', ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 15_000 })
+    expect(out.trim()).toBe('INTERNAL')
   })
 
   it('hashFile refuses what it must not read, with codes', async () => {

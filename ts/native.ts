@@ -57,8 +57,8 @@ export async function callNative<T>(start: (id: number, cancel?: Binding.CancelT
       try {
         start(id, token)
       } catch (err) {
-        waiting.delete(id)
-        resolve({ error: { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) } })
+        // Answered here, through the same path, so that the keep-alive timer is released.
+        deliver(id, { error: { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) } })
       }
     })
     if (reply.error) {

@@ -46,9 +46,9 @@ fn split_at_safe_points(text: &str, parts: usize) -> Vec<&str> {
     let mut start = 0;
     let mut at = step;
     while at < bytes.len() {
-        let cut = memchr::memchr_iter(b'\n', &bytes[at..]).map(|i| at + i + 1).find(|&i| {
-            i < bytes.len() && !bytes[i].is_ascii_whitespace() && bytes[i] != b'/' && is_char_start(bytes[i])
-        });
+        let cut = memchr::memchr_iter(b'\n', &bytes[at..])
+            .map(|i| at + i + 1)
+            .find(|&i| i < bytes.len() && is_safe_start(bytes[i]));
         let Some(cut) = cut else { break };
         if cut > start {
             out.push(&text[start..cut]);
@@ -60,10 +60,18 @@ fn split_at_safe_points(text: &str, parts: usize) -> Vec<&str> {
     out
 }
 
-/// Whether a byte starts a character that is not Unicode whitespace (non-ASCII
-/// whitespace such as U+00A0 or U+3000 starts with 0xC2, 0xE1, 0xE2 or 0xE3).
-fn is_char_start(b: u8) -> bool {
-    b < 0x80 || (b >= 0xC0 && !matches!(b, 0xC2 | 0xE1 | 0xE2 | 0xE3))
+/// Whether a part may start with this byte: the start of a character that is neither
+/// `/` nor whitespace as the regex `\s` sees it (ASCII whitespace includes U+000B, which
+/// Rust's `is_ascii_whitespace` leaves out; non-ASCII whitespace such as U+00A0 or U+3000
+/// starts with 0xC2, 0xE1, 0xE2 or 0xE3, so those lead bytes are never split before).
+fn is_safe_start(b: u8) -> bool {
+    match b {
+        b'/' | 0x0B => false,
+        _ if b.is_ascii_whitespace() => false,
+        0x00..=0x7F => true,
+        0xC2 | 0xE1 | 0xE2 | 0xE3 => false,
+        _ => b >= 0xC0,
+    }
 }
 
 /// The most leading lines of `text` whose tokens, counted line by line, stay within `limit`.
@@ -108,15 +116,28 @@ mod tests {
             "a/\n/b\n",
             "\n\n\n",
             "word\n",
+            "A\n\x0B    \u{1680}\n\n",
         ];
         for i in 0..60_000 {
             text.push_str(pieces[i % pieces.len()]);
             text.push_str(&i.to_string());
         }
         assert!(text.len() > PARALLEL_MIN_BYTES * 4);
+        let mut boundaries = std::collections::HashSet::new();
+        let mut at = 0;
+        for piece in tokenizer.pre.as_ref().unwrap().split(&text) {
+            at += piece.len();
+            boundaries.insert(at);
+        }
         for parts in [2, 3, 8, 64, 1000] {
             let split = split_at_safe_points(&text, parts);
             assert_eq!(split.concat(), text);
+            // Every cut is a boundary between two of the pre-tokenizer's pieces of the whole text.
+            let mut cut = 0;
+            for part in &split[..split.len() - 1] {
+                cut += part.len();
+                assert!(boundaries.contains(&cut), "{parts} parts: a pre-token crosses byte {cut}");
+            }
             let sum: usize = split.iter().map(|p| tokenizer.count(*p)).sum();
             assert_eq!(sum, tokenizer.count(text.as_str()), "{parts} parts");
         }
