@@ -98,6 +98,12 @@ impl Roots {
             }
             return Ok(());
         }
+        self.check_reresolved(path, real, meta)
+    }
+
+    /// The post-open check where the platform cannot name an open file: the path must
+    /// still resolve to the same real path and the same file, inside the roots.
+    fn check_reresolved(&self, path: &Path, real: &Path, meta: &Metadata) -> Result<()> {
         let again = std::fs::canonicalize(path).map_err(|e| self.unresolved(path, e))?;
         let same = again == real && std::fs::metadata(&again).is_ok_and(|m| same_file(&m, meta));
         if !same || !self.contains(&again) {
@@ -341,6 +347,26 @@ mod tests {
         assert_eq!(roots.open_file(&inner.join("dangling-in")).unwrap_err().kind(), ErrorKind::NotFound);
         assert_eq!(roots.open_file(&inner.join("to-loop")).unwrap_err().kind(), ErrorKind::OutsideRoots);
         assert_eq!(roots.open_file(&dir.join("loop-a")).unwrap_err().kind(), ErrorKind::OutsideRoots);
+    }
+
+    /// The fallback post-open check (used where the kernel cannot name an open file)
+    /// catches a link swapped to point outside between the check and the open.
+    #[cfg(unix)]
+    #[test]
+    fn reresolving_catches_a_swapped_link() {
+        let dir = tmp();
+        let inner = dir.join("ws");
+        std::fs::create_dir_all(&inner).unwrap();
+        std::fs::write(inner.join("a.txt"), "inside").unwrap();
+        std::fs::write(dir.join("secret"), "outside").unwrap();
+        let link = inner.join("link");
+        std::os::unix::fs::symlink(inner.join("a.txt"), &link).unwrap();
+        let roots = Roots::new(&[&inner]).unwrap();
+        let Opened::File { meta, real, .. } = roots.open_file(&link).unwrap() else { panic!("not a file") };
+        assert!(roots.check_reresolved(&link, &real, &meta).is_ok());
+        std::fs::remove_file(&link).unwrap();
+        std::os::unix::fs::symlink(dir.join("secret"), &link).unwrap();
+        assert_eq!(roots.check_reresolved(&link, &real, &meta).unwrap_err().kind(), ErrorKind::OutsideRoots);
     }
 
     #[cfg(unix)]

@@ -99,9 +99,13 @@ pub fn hash_reader<R: Read>(mut reader: R, cancel: &Cancel) -> Result<(u128, u64
 /// The content hash and size of a file, its chunks read and hashed in parallel.
 pub fn hash_file(path: &Path, cancel: &Cancel) -> Result<(u128, u64)> {
     let (file, meta) = crate::confine::open_regular(path).map_err(|e| e.with_path(path))?;
-    let size = meta.len();
-    let chunks = scan(&file, size, false, cancel).map_err(|e| e.with_path(path))?;
-    Ok((combine(chunks.iter().map(|c| c.hash)), size))
+    let hash = hash_open_file(&file, meta.len(), cancel).map_err(|e| e.with_path(path))?;
+    Ok((hash, meta.len()))
+}
+
+/// The content hash of the first `size` bytes of an open file, chunks in parallel.
+pub(crate) fn hash_open_file(file: &File, size: u64, cancel: &Cancel) -> Result<u128> {
+    Ok(combine(scan(file, size, false, cancel)?.iter().map(|c| c.hash)))
 }
 
 /// What one pass learned about one chunk of a file.

@@ -96,3 +96,36 @@ impl IndexCache {
         entries.insert(id, (made_at, facts));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u64) -> Identity {
+        Identity { dev: 1, ino: n, size: 10, mtime_ns: 0, ctime_ns: 0 }
+    }
+
+    fn facts() -> Arc<Facts> {
+        Arc::new(Facts { hash: 1, total_lines: 1, index: vec![(1, 0)] })
+    }
+
+    #[test]
+    fn the_oldest_entry_goes_when_full() {
+        let cache = IndexCache::new(2, Duration::ZERO);
+        let t = SystemTime::UNIX_EPOCH + Duration::from_secs(100);
+        cache.put(id(1), t, facts());
+        cache.put(id(2), t + Duration::from_secs(1), facts());
+        cache.put(id(3), t + Duration::from_secs(2), facts());
+        assert!(cache.get(&id(1)).is_none());
+        assert!(cache.get(&id(2)).is_some() && cache.get(&id(3)).is_some());
+    }
+
+    #[test]
+    fn a_pass_made_soon_after_a_change_is_not_kept() {
+        let cache = IndexCache::new(4, Duration::from_secs(2));
+        cache.put(id(1), SystemTime::UNIX_EPOCH + Duration::from_secs(1), facts());
+        assert!(cache.get(&id(1)).is_none());
+        cache.put(id(1), SystemTime::UNIX_EPOCH + Duration::from_secs(3), facts());
+        assert!(cache.get(&id(1)).is_some());
+    }
+}

@@ -9,8 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::cancel::Cancel;
 use crate::confine::{Opened, Roots};
 use crate::error::{Error, ErrorKind, Result};
-use crate::hash::hash_reader;
-use crate::hash::{combine, scan, HASH_CHUNK};
+use crate::hash::{combine, hash_open_file, scan, HASH_CHUNK};
 use crate::image::{shape_image, ImageConfig, ShapedImage};
 use crate::index::{Facts, Identity, IndexCache};
 use crate::page::{group, page, run, Page, PageConfig, Resume};
@@ -214,11 +213,11 @@ pub fn read_file_cached(
             Ok(outcome(hash, Content::Image(image)))
         }
         Kind::Pdf => {
-            let (hash, _) = hash_reader(&mut file, cancel).map_err(with_path)?;
+            let hash = hash_open_file(&file, size, cancel).map_err(with_path)?;
             Ok(outcome(hash, Content::Pdf))
         }
         Kind::Binary(kind) => {
-            let (hash, _) = hash_reader(&mut file, cancel).map_err(with_path)?;
+            let hash = hash_open_file(&file, size, cancel).map_err(with_path)?;
             Ok(outcome(hash, Content::Binary { kind }))
         }
     }
