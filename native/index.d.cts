@@ -32,6 +32,23 @@ export declare class Completer {
 
 /** The folders a toolkit may touch, checked on real paths by every call. */
 export declare class Workspace {
+  /** Resolves where a write to `path` would land; the reply goes to `completer` as `id`. */
+  target(completer: Completer, id: number, path: string, allowOutside?: boolean | undefined | null): void
+  /**
+   * Writes a file atomically after checking it is still the expected version; the reply
+   * goes to `completer` as `id`.
+   */
+  write(completer: Completer, id: number, options: WriteOptions): void
+  /**
+   * Removes a file if it is still the expected version (the undo of a creation); the
+   * reply (with the removed bytes as `previous`) goes to `completer` as `id`.
+   */
+  remove(completer: Completer, id: number, options: WriteOptions): void
+  /**
+   * Applies one exact-match edit and writes it atomically; the reply goes to
+   * `completer` as `id`.
+   */
+  edit(completer: Completer, id: number, options: EditOptions, cancel?: CancelToken | undefined | null): void
   /** Creates the confinement from existing folders (the workspace first). */
   constructor(roots: Array<string>)
   /** Reads a file inside the roots on the worker pool; the reply goes to `completer` as `id`. */
@@ -40,6 +57,68 @@ export declare class Workspace {
 
 /** Counts o200k tokens of a text on the worker pool; the reply goes to `completer` as `id`. */
 export declare function countTokens(completer: Completer, id: number, text: string): void
+
+/** Why an edit was not made. */
+export interface EditFailureInfo {
+  /** NO_CHANGE, FILE_EXISTS, STRING_NOT_FOUND or AMBIGUOUS_MATCH. */
+  code: string
+  /** AMBIGUOUS_MATCH: how many times old_string occurs. */
+  count?: number
+  /** AMBIGUOUS_MATCH: the rung that found the occurrences. */
+  matchedBy?: string
+  /** STRING_NOT_FOUND: the closest lines. */
+  candidates?: Array<LineCandidate>
+}
+
+/** Options of [`Workspace::edit`]. */
+export interface EditOptions {
+  /** Absolute path of the file whose text is edited. */
+  source: string
+  /** Absolute path to write (the source, or a new working copy beside it). */
+  path: string
+  /** The text to replace. */
+  oldString: string
+  /** The replacement. */
+  newString: string
+  /** Replace every occurrence. @default false */
+  replaceAll?: boolean
+  /** Strip trailing whitespace from new_string's lines. @default true */
+  stripTrailingWhitespace?: boolean
+  /** The source must not exist (a creation). @default false */
+  expectAbsent?: boolean
+  /** The size the source must still have (with `expectHash`). */
+  expectSize?: number
+  /** The content hash the source must still have (32 hex digits). */
+  expectHash?: string
+  /** Whether real paths may lie outside the roots. @default false */
+  allowOutside?: boolean
+  /** Whether to return the bytes replaced. @default false */
+  keepPrevious?: boolean
+  /** The file's name in the diff headers. */
+  label: string
+  /** Most lines of the snippet shown to the model. @default 40 */
+  snippetLines?: number
+  /** Most lines of the unified diff. @default 400 */
+  diffLines?: number
+}
+
+/** The outcome of an edit: `written` and the edit facts, or `failure`. */
+export interface EditResult {
+  /** What is on disk now (absent on failure). */
+  written?: WriteResult
+  /** The rung of the matching ladder that found old_string. */
+  matchedBy?: string
+  /** Replacements made. */
+  count?: number
+  /** The edited region with line numbers. */
+  snippet?: string
+  /** A unified diff of the change. */
+  diff?: string
+  /** The first line changed (1-based). */
+  firstLine?: number
+  /** Why nothing was written. */
+  failure?: EditFailureInfo
+}
 
 /**
  * The content hash (two-level xxh3-128) of bytes, on the worker pool; the reply (32 hex
@@ -52,6 +131,14 @@ export declare function hashBuffer(completer: Completer, id: number, data: Buffe
  * digits) goes to `completer` as `id`.
  */
 export declare function hashFile(completer: Completer, id: number, path: string, cancel?: CancelToken | undefined | null): void
+
+/** A line that resembles an old_string that was not found. */
+export interface LineCandidate {
+  /** 1-based line number. */
+  line: number
+  /** The line (cut at 200 characters). */
+  text: string
+}
 
 /** A failure, as it crosses to JavaScript. */
 export interface NativeError {
@@ -137,4 +224,58 @@ export interface ReadResult {
   resized?: boolean
   /** Binary: best guess at the type. */
   binaryKind?: string
+}
+
+/** Where a write would land. */
+export interface TargetResult {
+  /** The real path (symlinks followed, missing parts appended). */
+  realPath: string
+  /** Whether a file is there now. */
+  exists: boolean
+  /** Whether the real path is inside the workspace or an allowed path. */
+  inside: boolean
+  /** Size in bytes (0 when missing). */
+  size: number
+  /** Modification time, ms since the epoch (0 when missing). */
+  mtimeMs: number
+}
+
+/** Options of [`Workspace::write`] and [`Workspace::remove`]. */
+export interface WriteOptions {
+  /** Absolute path to write. */
+  path: string
+  /** Text to write (stored with LF line endings, in the replaced file's encoding). */
+  text?: string
+  /** Bytes to write as they are (a restore); used when `text` is absent. */
+  bytes?: Buffer
+  /** The file must not exist. @default false */
+  expectAbsent?: boolean
+  /** The size the file must still have (with `expectHash`). */
+  expectSize?: number
+  /** The content hash the file must still have (32 hex digits). */
+  expectHash?: string
+  /** Whether the real path may lie outside the roots. @default false */
+  allowOutside?: boolean
+  /** Whether to return the bytes replaced. @default false */
+  keepPrevious?: boolean
+}
+
+/** What a write, edit or removal left on disk. */
+export interface WriteResult {
+  /** The real path written. */
+  realPath: string
+  /** Whether the file was created. */
+  created: boolean
+  /** Size in bytes now. */
+  size: number
+  /** Modification time now, ms since the epoch. */
+  mtimeMs: number
+  /** Content hash of the new bytes, 32 hex digits. */
+  hash: string
+  /** Lines of the new text. */
+  totalLines: number
+  /** "utf-8", "utf-8-bom", "utf-16le" or "utf-16be". */
+  encoding: string
+  /** The bytes replaced or removed, when asked for. */
+  previous?: Buffer
 }

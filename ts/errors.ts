@@ -91,6 +91,14 @@ export class BlockedDeviceError extends FsgateError {}
 export class FileTooLargeError extends FsgateError {}
 /** ABORTED: the caller's AbortSignal fired. */
 export class AbortedError extends FsgateError {}
+/** NOT_READ or PARTIAL_READ: the file was not (fully) read in this session before a write. */
+export class NotReadError extends FsgateError {}
+/** STALE: the file changed since it was read. */
+export class StaleFileError extends FsgateError {}
+/** PERMISSION_REQUIRED: the consent gate needs the user's grant; `nonce` names the request. */
+export class PermissionRequiredError extends FsgateError {}
+/** STRING_NOT_FOUND, AMBIGUOUS_MATCH or NO_CHANGE: an edit that could not be applied as given. */
+export class EditMatchError extends FsgateError {}
 
 const CLASSES: Partial<Record<ErrorCode, new (code: ErrorCode, message: string, details?: ErrorDetails) => FsgateError>> = {
   TOKEN_LIMIT: MaxFileReadTokenExceededError,
@@ -100,6 +108,13 @@ const CLASSES: Partial<Record<ErrorCode, new (code: ErrorCode, message: string, 
   BLOCKED_DEVICE: BlockedDeviceError,
   FILE_TOO_LARGE: FileTooLargeError,
   ABORTED: AbortedError,
+  NOT_READ: NotReadError,
+  PARTIAL_READ: NotReadError,
+  STALE: StaleFileError,
+  PERMISSION_REQUIRED: PermissionRequiredError,
+  STRING_NOT_FOUND: EditMatchError,
+  AMBIGUOUS_MATCH: EditMatchError,
+  NO_CHANGE: EditMatchError,
 }
 
 /** Creates the error of the class that belongs to `code`. */

@@ -4,8 +4,12 @@ export type { ToolResult, ToolOutput, ContentBlock } from './result.js'
 export type { ToolDefinition, DefinitionFormat, JsonSchema } from './definitions.js'
 export type { Limits } from './limits.js'
 export { DEFAULT_LIMITS } from './limits.js'
-export type { PresetName, Dialect, Autonomy } from './policy/presets.js'
+export type { PresetName, Dialect, Autonomy, OutsideWorkspace } from './policy/presets.js'
+export type { PermissionRequest, PermissionHandler } from './policy/consent.js'
+export type { HistoryEntry } from './contract/history.js'
 export type { ReadInput } from './tools/read.js'
+export type { WriteInput } from './tools/write.js'
+export type { EditInput } from './tools/edit.js'
 export {
   ERROR_CODES,
   FsgateError,
@@ -16,6 +20,10 @@ export {
   BlockedDeviceError,
   FileTooLargeError,
   AbortedError,
+  NotReadError,
+  StaleFileError,
+  PermissionRequiredError,
+  EditMatchError,
 } from './errors.js'
 export type { ErrorCode } from './errors.js'
 export { countTokens, hashBuffer, hashFile } from './utils.js'

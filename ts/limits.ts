@@ -30,6 +30,8 @@ export interface Limits {
   imageMaxBytes: number
   /** Most pixels an image may have to be decoded and downscaled. */
   imageMaxPixels: number
+  /** Bytes of replaced content a session keeps for `undo`; the oldest entries go first. */
+  historyBytes: number
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -48,6 +50,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   imageMaxEdge: 2000,
   imageMaxBytes: 3.75 * 1024 * 1024,
   imageMaxPixels: 50_000_000,
+  historyBytes: 64 * 1024 * 1024,
 })
 
 /** Merges overrides into the defaults, refusing unknown names and numbers that are not positive integers. */

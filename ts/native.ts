@@ -14,6 +14,9 @@ export const native: typeof Binding = require('../native/index.cjs')
 
 export type NativeReadResult = Binding.ReadResult
 export type NativeError = Binding.NativeError
+export type NativeWriteResult = Binding.WriteResult
+export type NativeEditResult = Binding.EditResult
+export type NativeTarget = Binding.TargetResult
 type Reply = { value?: unknown; error?: NativeError }
 
 const waiting = new Map<number, (reply: Reply) => void>()

@@ -10,17 +10,29 @@ import type { Limits } from './limits.js'
 import type { Preset, PresetName } from './policy/presets.js'
 import type { Dialect } from './policy/presets.js'
 import type { ContentBlock, ToolOutput, ToolResult } from './result.js'
+import type { EditHistory } from './contract/history.js'
 import type { ReadLedger } from './contract/ledger.js'
+import type { PathLocks } from './contract/locks.js'
+import type { ConsentGate, PermissionHandler } from './policy/consent.js'
 import type { native } from './native.js'
 
 /** Everything a tool's `run` may use; built by the session for each call. */
 export interface ToolContext {
   workspace: string
+  /** The workspace and allowedPaths, real. */
+  roots: readonly string[]
+  /** The user's home folder, real. */
+  home: string
+  sessionId: string
   fs: InstanceType<typeof native.Workspace>
   limits: Limits
   presetName: PresetName
   preset: Preset
   ledger: ReadLedger
+  history: EditHistory
+  consent: ConsentGate
+  locks: PathLocks
+  onPermissionRequest?: PermissionHandler
   dedup: boolean
   countTokens?: (text: string) => Promise<number> | number
   signal?: AbortSignal
@@ -87,7 +99,9 @@ export function errorResult(err: unknown, errorPrefix = false): ToolResult {
     err instanceof FsgateError
       ? err
       : new FsgateError('INTERNAL', `Internal error: ${err instanceof Error ? err.message : String(err)}. This is a bug in fsgate; try another approach.`)
-  const content: ContentBlock[] = [{ type: 'text', text: errorPrefix ? `[error] ${e.message}` : e.message }]
+  // The consent system shows a gate as [permission_required] and any other failure as [error].
+  const prefix = e.code === 'PERMISSION_REQUIRED' ? '[permission_required]' : '[error]'
+  const content: ContentBlock[] = [{ type: 'text', text: errorPrefix ? `${prefix} ${e.message}` : e.message }]
   const error: ToolResult['error'] = { code: e.code }
   if (e.errorCode !== undefined) error.errorCode = e.errorCode
   if (e.nonce !== undefined) error.nonce = e.nonce

@@ -1,27 +1,41 @@
 /**
- * The toolkit (shared by every conversation: configuration, the native workspace) and
- * its sessions (one per conversation: read record, dedup state).
+ * The toolkit (shared by every conversation: configuration, the native workspace, the
+ * per-path write locks) and its sessions (one per conversation: read record, dedup
+ * state, consent grants, edit history).
  */
 import { randomUUID } from 'node:crypto'
 import { realpathSync, statSync } from 'node:fs'
+import { homedir } from 'node:os'
 import path from 'node:path'
 
+import { EditHistory, type HistoryEntry } from './contract/history.js'
 import { ReadLedger } from './contract/ledger.js'
+import { PathLocks } from './contract/locks.js'
 import { definitionsFor, type DefinitionFormat, type ToolDefinition } from './definitions.js'
-import { FsgateError, InvalidInputError } from './errors.js'
+import { FsgateError, InvalidInputError, NotFoundError, StaleFileError } from './errors.js'
 import { resolveLimits, type Limits } from './limits.js'
-import { native } from './native.js'
-import { isPresetName, PRESETS, type Autonomy, type Dialect, type Preset, type PresetName } from './policy/presets.js'
+import { callNative, completer, native, type NativeTarget, type NativeWriteResult } from './native.js'
+import { ConsentGate, type PermissionHandler } from './policy/consent.js'
+import { resolvePath } from './policy/paths.js'
+import { isPresetName, PRESETS, type Autonomy, type Dialect, type OutsideWorkspace, type Preset, type PresetName } from './policy/presets.js'
 import type { ToolOutput, ToolResult } from './result.js'
 import { errorResult, type Tool, type ToolContext } from './tool.js'
+import type { EditInput } from './tools/edit.js'
 import { TOOLS } from './tools/index.js'
 import type { ReadInput } from './tools/read.js'
+import type { WriteInput } from './tools/write.js'
 
 export interface PolicyOptions {
   /** Folders outside the workspace whose real paths tools may reach. */
   allowedPaths?: string[]
   /** read_only | supervised | full; the preset decides when absent. */
   autonomy?: Autonomy
+  /** Require a full read of the current version before Write/Edit (SPEC §3.2); the preset decides when absent. */
+  readBeforeWrite?: boolean
+  /** Require the user's grant before replacing existing files (SPEC §5.3); the preset decides when absent. */
+  consentGate?: boolean
+  /** 'deny' or 'working-copy' for writes outside the workspace (SPEC §5.2); the preset decides when absent. */
+  outsideWorkspace?: OutsideWorkspace
 }
 
 export interface ToolkitOptions {
@@ -35,6 +49,8 @@ export interface ToolkitOptions {
   countTokens?: (text: string) => Promise<number> | number
   /** Stubs for unchanged re-reads of the same range. Default true. */
   dedup?: boolean
+  /** A host UI for the consent gate: return true to grant the request's unit for the session. */
+  onPermissionRequest?: PermissionHandler
 }
 
 export interface SessionOptions {
@@ -66,6 +82,10 @@ export class Toolkit {
   readonly allowedPaths: readonly string[]
   /** @internal */
   readonly fs: InstanceType<typeof native.Workspace>
+  /** The per-path write locks every session shares. @internal */
+  readonly locks = new PathLocks()
+  /** The user's home folder, real. @internal */
+  readonly home: string
   /** @internal */
   readonly options: Readonly<ToolkitOptions>
   private readonly byName = new Map<string, { tool: Tool<never>; dialect: Dialect }>()
@@ -80,12 +100,16 @@ export class Toolkit {
     if (options.countTokens !== undefined && typeof options.countTokens !== 'function') {
       throw new TypeError('fsgate: countTokens must be a function (text) => number | Promise<number>')
     }
+    if (options.onPermissionRequest !== undefined && typeof options.onPermissionRequest !== 'function') {
+      throw new TypeError('fsgate: onPermissionRequest must be a function (request) => boolean | Promise<boolean>')
+    }
     this.workspace = realDir(options.workspace, 'workspace')
     this.presetName = preset
-    this.preset = { ...PRESETS[preset], ...(options.policy?.autonomy ? { autonomy: options.policy.autonomy } : {}) }
+    this.preset = { ...PRESETS[preset], ...presetOverrides(options.policy) }
     this.limits = resolveLimits(options.limits)
     this.allowedPaths = (options.policy?.allowedPaths ?? []).map((p) => realDir(p, 'policy.allowedPaths entry'))
     this.fs = new native.Workspace([this.workspace, ...this.allowedPaths])
+    this.home = realOrSelf(homedir())
     this.options = options
     for (const tool of TOOLS) for (const [name, dialect] of tool.names) this.byName.set(name, { tool, dialect })
   }
@@ -115,6 +139,9 @@ export class Session {
   readonly id = randomUUID()
   /** @internal */
   readonly ledger = new ReadLedger()
+  /** @internal */
+  readonly consent = new ConsentGate()
+  private readonly changes: EditHistory
   private readonly dedup: boolean
 
   constructor(
@@ -122,6 +149,7 @@ export class Session {
     options: SessionOptions = {},
   ) {
     this.dedup = options.dedup ?? toolkit.options.dedup ?? true
+    this.changes = new EditHistory(toolkit.limits.historyBytes)
   }
 
   /** Calls a tool by any of its names. Never throws: failures are results with isError. */
@@ -147,6 +175,62 @@ export class Session {
     return this.invoke('file_read', input, options)
   }
 
+  /** Writes a whole file (typed form of file_write). Throws FsgateError subclasses. */
+  async write(input: WriteInput, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('file_write', input, options)
+  }
+
+  /** Replaces exact text in a file (typed form of file_edit). Throws FsgateError subclasses. */
+  async edit(input: EditInput, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('file_edit', input, options)
+  }
+
+  /**
+   * Tells the consent gate what the user wrote. Once a host calls this, a grant phrase
+   * is accepted only if the user wrote it after it was issued, so a model cannot grant
+   * itself.
+   */
+  noteUserMessage(text: string): void {
+    this.consent.noteUserMessage(text)
+  }
+
+  /** The changes this session made that can still be undone, oldest first. */
+  history(): Array<Omit<HistoryEntry, 'previous'> & { previousBytes: number | null }> {
+    return this.changes.list().map(({ previous, ...rest }) => ({ ...rest, previousBytes: previous ? previous.length : null }))
+  }
+
+  /**
+   * Undoes this session's latest change of `file`: puts back the content it replaced, or
+   * removes the file it created. Refused (STALE) when the file changed since, so that
+   * nobody's later work is lost. Returns what was done.
+   */
+  async undo(file: string, options: CallOptions = {}): Promise<{ path: string; realPath: string; restored: 'previous' | 'removed' }> {
+    const tk = this.toolkit
+    const abs = resolvePath(tk.workspace, file)
+    const t = await callNative<NativeTarget>((id) => tk.fs.target(completer, id, abs, true), options.signal)
+    const entry = this.changes.latest(t.realPath)
+    if (!entry) throw new NotFoundError('NOT_FOUND', `This session has no change of ${file} left to undo.`, { data: { path: file } })
+    return tk.locks.run(t.realPath, async () => {
+      const expect = { expectSize: entry.after.size, expectHash: entry.after.hash }
+      const allowOutside = !t.inside
+      await callNative<NativeWriteResult>(
+        (id) =>
+          entry.previous
+            ? tk.fs.write(completer, id, { path: t.realPath, bytes: entry.previous, allowOutside, ...expect })
+            : tk.fs.remove(completer, id, { path: t.realPath, allowOutside, ...expect }),
+        options.signal,
+      ).catch((err) => {
+        if (err instanceof FsgateError && err.code === 'STALE') {
+          throw new StaleFileError('STALE', `${file} changed after this session's change, so the change was not undone.`, { data: { path: file } })
+        }
+        throw err
+      })
+      this.changes.remove(entry)
+      this.ledger.forgetPath(t.realPath)
+      return { path: entry.path, realPath: t.realPath, restored: entry.previous ? ('previous' as const) : ('removed' as const) }
+    })
+  }
+
   /** Forgets every read, so the next read of any file returns its content again. */
   forgetReads(): void {
     this.ledger.forget()
@@ -166,11 +250,18 @@ export class Session {
     const tk = this.toolkit
     return {
       workspace: tk.workspace,
+      roots: [tk.workspace, ...tk.allowedPaths],
+      home: tk.home,
+      sessionId: this.id,
       fs: tk.fs,
       limits: tk.limits,
       presetName: tk.presetName,
       preset: tk.preset,
       ledger: this.ledger,
+      history: this.changes,
+      consent: this.consent,
+      locks: tk.locks,
+      onPermissionRequest: tk.options.onPermissionRequest,
       dedup: this.dedup,
       countTokens: tk.options.countTokens,
       signal,
@@ -180,8 +271,18 @@ export class Session {
   }
 }
 
-const POLICY_KEYS = new Set(['allowedPaths', 'autonomy'])
+const POLICY_KEYS = new Set(['allowedPaths', 'autonomy', 'readBeforeWrite', 'consentGate', 'outsideWorkspace'])
 const AUTONOMY = new Set(['read_only', 'supervised', 'full'])
+
+/** The policy options that override a preset's switches. */
+function presetOverrides(policy: PolicyOptions | undefined): Partial<Preset> {
+  const out: Partial<Preset> = {}
+  if (policy?.autonomy !== undefined) out.autonomy = policy.autonomy
+  if (policy?.readBeforeWrite !== undefined) out.readBeforeWrite = policy.readBeforeWrite
+  if (policy?.consentGate !== undefined) out.consentGate = policy.consentGate
+  if (policy?.outsideWorkspace !== undefined) out.outsideWorkspace = policy.outsideWorkspace
+  return out
+}
 
 function checkPolicy(policy: PolicyOptions | undefined): void {
   if (policy === undefined) return
@@ -190,8 +291,22 @@ function checkPolicy(policy: PolicyOptions | undefined): void {
   if (policy.autonomy !== undefined && !AUTONOMY.has(policy.autonomy)) {
     throw new TypeError(`fsgate: policy.autonomy must be read_only, supervised or full, got '${String(policy.autonomy)}'`)
   }
+  for (const key of ['readBeforeWrite', 'consentGate'] as const) {
+    if (policy[key] !== undefined && typeof policy[key] !== 'boolean') throw new TypeError(`fsgate: policy.${key} must be true or false`)
+  }
+  if (policy.outsideWorkspace !== undefined && policy.outsideWorkspace !== 'deny' && policy.outsideWorkspace !== 'working-copy') {
+    throw new TypeError(`fsgate: policy.outsideWorkspace must be 'deny' or 'working-copy', got '${String(policy.outsideWorkspace)}'`)
+  }
   if (policy.allowedPaths !== undefined && !(Array.isArray(policy.allowedPaths) && policy.allowedPaths.every((p) => typeof p === 'string'))) {
     throw new TypeError('fsgate: policy.allowedPaths must be an array of folder paths')
+  }
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return p
   }
 }
 

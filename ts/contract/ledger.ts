@@ -42,6 +42,21 @@ export class ReadLedger {
     return again
   }
 
+  /**
+   * Records a version this session wrote: fully known (so the next write needs no read),
+   * but not yet delivered by a read (so a read returns it, not a stub).
+   */
+  noteWritten(facts: ReadFacts): void {
+    this.records.set(facts.realPath, { ...facts, coverage: facts.totalLines > 0 ? [[1, facts.totalLines]] : [] })
+    this.delivered.set(facts.realPath, new Set())
+  }
+
+  /** Forgets one path (after an undo put back content the model has not seen). */
+  forgetPath(realPath: string): void {
+    this.records.delete(realPath)
+    this.delivered.delete(realPath)
+  }
+
   /** The record of a real path, if it was read in this session. */
   get(realPath: string): ReadRecord | undefined {
     return this.records.get(realPath)

@@ -28,3 +28,22 @@ export function displayPath(workspace: string, abs: string): string {
 function invalid(field: string, what: string): InvalidInputError {
   return new InvalidInputError('INVALID_INPUT', `${field} ${what}.`, { data: { field } })
 }
+
+/**
+ * The working copy beside an existing file outside the workspace (SPEC §5.2):
+ * `report.md` → `report.edited.md`, `archive.tar.gz` → `archive.tar.edited.gz`,
+ * `Makefile` → `Makefile.edited`, `.env` → `.env.edited`.
+ */
+export function workingCopyPath(file: string): string {
+  const dir = path.dirname(file)
+  const base = path.basename(file)
+  const dot = base.lastIndexOf('.')
+  if (dot <= 0) return path.join(dir, `${base}.edited`)
+  return path.join(dir, `${base.slice(0, dot)}.edited${base.slice(dot)}`)
+}
+
+/** Whether a path is itself a working copy (which may be edited in place). */
+export function isWorkingCopy(file: string): boolean {
+  const base = path.basename(file)
+  return base.endsWith('.edited') || /\.edited\.[^.]+$/.test(base)
+}

@@ -3,6 +3,8 @@
 export type PresetName = 'guarded' | 'claude-code' | 'revka' | 'consent'
 export type Dialect = 'claude' | 'revka' | 'consent'
 export type Autonomy = 'read_only' | 'supervised' | 'full'
+/** What happens to a write whose real path is outside the workspace and allowedPaths. */
+export type OutsideWorkspace = 'deny' | 'working-copy'
 
 export interface Preset {
   /** The tool-name family `definitions()` exposes by default. */
@@ -12,13 +14,51 @@ export interface Preset {
   /** Whether model-facing error text starts with `[error]` (the consent system's form). */
   errorPrefix: boolean
   autonomy: Autonomy
+  /** Write/Edit of an existing file needs a full read of its current version first (SPEC §3.2). */
+  readBeforeWrite: boolean
+  /** Replacing an existing file needs the user's grant for its top-level folder (SPEC §5.3). */
+  consentGate: boolean
+  /** 'deny', or new files anywhere not protected and working copies of existing ones (SPEC §5.2). */
+  outsideWorkspace: OutsideWorkspace
 }
 
 export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
-  guarded: { dialect: 'revka', lineStyle: 'cat-n', errorPrefix: false, autonomy: 'supervised' },
-  'claude-code': { dialect: 'claude', lineStyle: 'cat-n', errorPrefix: false, autonomy: 'full' },
-  revka: { dialect: 'revka', lineStyle: 'colon', errorPrefix: false, autonomy: 'supervised' },
-  consent: { dialect: 'consent', lineStyle: 'cat-n', errorPrefix: true, autonomy: 'supervised' },
+  guarded: {
+    dialect: 'revka',
+    lineStyle: 'cat-n',
+    errorPrefix: false,
+    autonomy: 'supervised',
+    readBeforeWrite: true,
+    consentGate: true,
+    outsideWorkspace: 'deny',
+  },
+  'claude-code': {
+    dialect: 'claude',
+    lineStyle: 'cat-n',
+    errorPrefix: false,
+    autonomy: 'full',
+    readBeforeWrite: true,
+    consentGate: false,
+    outsideWorkspace: 'deny',
+  },
+  revka: {
+    dialect: 'revka',
+    lineStyle: 'colon',
+    errorPrefix: false,
+    autonomy: 'supervised',
+    readBeforeWrite: false,
+    consentGate: false,
+    outsideWorkspace: 'deny',
+  },
+  consent: {
+    dialect: 'consent',
+    lineStyle: 'cat-n',
+    errorPrefix: true,
+    autonomy: 'supervised',
+    readBeforeWrite: false,
+    consentGate: true,
+    outsideWorkspace: 'working-copy',
+  },
 })
 
 export function isPresetName(name: unknown): name is PresetName {

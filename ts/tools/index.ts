@@ -1,5 +1,7 @@
-/** Every tool, in the order definitions list them. */
-import { readTool } from './read.js'
 import type { Tool } from '../tool.js'
+import { editTool } from './edit.js'
+import { readTool } from './read.js'
+import { writeTool } from './write.js'
 
-export const TOOLS: ReadonlyArray<Tool<never>> = [readTool as unknown as Tool<never>]
+/** Every tool, in the order definitions list them. */
+export const TOOLS: ReadonlyArray<Tool<never>> = [readTool, writeTool, editTool] as unknown as ReadonlyArray<Tool<never>>

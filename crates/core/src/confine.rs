@@ -154,7 +154,7 @@ pub fn open_regular(path: &Path) -> Result<(File, Metadata)> {
 /// Where a path leads, following its symlinks by hand so that a missing final part
 /// (a dangling link, a file not yet created) still has an answer. A loop is `Err` with
 /// the point reached.
-fn follow_links(path: &Path) -> std::result::Result<PathBuf, PathBuf> {
+pub(crate) fn follow_links(path: &Path) -> std::result::Result<PathBuf, PathBuf> {
     use std::path::Component;
     let mut pending: Vec<PathBuf> = path.components().rev().map(|c| PathBuf::from(c.as_os_str())).collect();
     let mut resolved = PathBuf::new();
@@ -195,7 +195,7 @@ fn follow_links(path: &Path) -> std::result::Result<PathBuf, PathBuf> {
 
 /// Paths that name a process's open streams rather than a file: `/dev/stdin`,
 /// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/*/fd/N`.
-fn is_stream_alias(path: &Path) -> bool {
+pub(crate) fn is_stream_alias(path: &Path) -> bool {
     let parts: Vec<_> = path.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
     let parts: Vec<&str> = parts.iter().map(|s| s.as_str()).collect();
     matches!(
@@ -215,7 +215,7 @@ fn same_file(a: &Metadata, b: &Metadata) -> bool {
     a.len() == b.len() && a.modified().ok() == b.modified().ok()
 }
 
-fn check_malformed(path: &Path) -> Result<()> {
+pub(crate) fn check_malformed(path: &Path) -> Result<()> {
     let s = path.as_os_str();
     if s.is_empty() {
         return Err(Error::new(ErrorKind::InvalidPath, "path is empty"));
@@ -231,7 +231,7 @@ fn outside(path: &Path, real: &Path) -> Error {
         .with_path(path)
 }
 
-fn blocked(path: &Path) -> Error {
+pub(crate) fn blocked(path: &Path) -> Error {
     Error::new(ErrorKind::BlockedDevice, "is a device, FIFO, socket or other special file").with_path(path)
 }
 
@@ -259,14 +259,14 @@ fn open_nonblocking(real: &Path) -> std::io::Result<File> {
 
 /// The kernel's own idea of the path of an open file, where the platform exposes it.
 #[cfg(target_os = "linux")]
-fn opened_path(file: &File) -> Option<PathBuf> {
+pub(crate) fn opened_path(file: &File) -> Option<PathBuf> {
     use std::os::fd::AsRawFd;
     std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())).ok()
 }
 
 /// The path of an open file as the kernel records it (`F_GETPATH`).
 #[cfg(target_os = "macos")]
-fn opened_path(file: &File) -> Option<PathBuf> {
+pub(crate) fn opened_path(file: &File) -> Option<PathBuf> {
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
     let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
@@ -280,7 +280,7 @@ fn opened_path(file: &File) -> Option<PathBuf> {
 }
 
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
-fn opened_path(_file: &File) -> Option<PathBuf> {
+pub(crate) fn opened_path(_file: &File) -> Option<PathBuf> {
     None
 }
 

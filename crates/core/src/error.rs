@@ -33,6 +33,12 @@ pub enum ErrorKind {
     Cancelled,
     /// The operating system refused access.
     PermissionDenied,
+    /// The file changed since the version the caller expected.
+    Stale,
+    /// A file is already there and the caller expected none.
+    Exists,
+    /// The file's bytes are not text that could be written back unchanged.
+    Encoding,
     /// Any other I/O failure.
     Io,
 }

@@ -1,5 +1,7 @@
 //! fsgate-core is the engine behind fsgate's agent tools: confined file access,
-//! streaming pagination, content hashing, exact token counting and image shaping.
+//! streaming pagination, content hashing, exact token counting, image shaping, and
+//! safe changes (exact-match edits on a ladder of normalizations, atomic writes that
+//! check the version the caller saw).
 //!
 //! It knows nothing of sessions, schemas or policies; those live in the TypeScript
 //! facade. Every operation here is a plain, blocking function that takes a [`Cancel`]
@@ -31,6 +33,13 @@
 //! }
 //! ```
 //!
+//! The changing side is [`write_file`] and [`edit_file`]: each resolves where the write
+//! lands ([`Roots::target`]), compares the file with the version the caller expects
+//! ([`Expect`]: size and content hash, so a touch is not a change and a same-size
+//! rewrite is), decodes text in its own encoding ([`decode`]: UTF-8 with or without a
+//! BOM, UTF-16 with one; anything that would not round-trip is refused), applies
+//! [`apply_edit`], and renames a flushed temp file over the target.
+//!
 //! Why one pass: a ranged read of a huge log must count every line (to say how many
 //! remain) and hash every byte (so a later write can tell whether the file changed), but
 //! keep only the page. [`page()`] does all three while streaming fixed-size chunks, so
@@ -42,6 +51,7 @@
 
 mod cancel;
 mod confine;
+mod edit;
 mod error;
 mod hash;
 mod image;
@@ -52,9 +62,11 @@ mod sniff;
 #[cfg(test)]
 mod testutil;
 mod tokens;
+mod write;
 
 pub use crate::cancel::Cancel;
 pub use crate::confine::{open_regular, Opened, Roots};
+pub use crate::edit::{apply_edit, snippet, unified_diff, Candidate, EditFailure, EditSpec, Edited, Rung};
 pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::hash::{hash_bytes, hash_file, hash_reader, hex128, ContentHasher, HASH_CHUNK};
 pub use crate::image::{shape_image, ImageConfig, ShapedImage};
@@ -63,3 +75,6 @@ pub use crate::page::{group, page, LineStyle, Page, PageConfig};
 pub use crate::read::{read_file, read_file_cached, Content, ReadConfig, ReadOutcome};
 pub use crate::sniff::{sniff, ImageFormat, Kind, TextEncoding, SNIFF_BYTES};
 pub use crate::tokens::{count_tokens, lines_within};
+pub use crate::write::{
+    decode, edit_file, encode, remove_file, write_file, EditOutcome, Expect, Payload, Target, WriteConfig, Written,
+};

@@ -17,6 +17,9 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
+mod change;
+pub use change::{EditFailureInfo, EditOptions, EditResult, LineCandidate, TargetResult, WriteOptions, WriteResult};
+
 /// The addon's worker pool: one thread per core, never the JS thread or libuv's pool.
 static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).max(2);
@@ -52,6 +55,12 @@ pub enum AnyReply {
     Count(Reply<u32>),
     /// From `hashFile` and `hashBuffer`.
     Hash(Reply<String>),
+    /// From `Workspace.target`.
+    Target(Reply<TargetResult>),
+    /// From `Workspace.write` and `Workspace.remove`.
+    Written(Reply<WriteResult>),
+    /// From `Workspace.edit`.
+    Edit(Reply<EditResult>),
 }
 
 impl ToNapiValue for AnyReply {
@@ -60,6 +69,9 @@ impl ToNapiValue for AnyReply {
             AnyReply::Read(r) => Reply::to_napi_value(env, r),
             AnyReply::Count(r) => Reply::to_napi_value(env, r),
             AnyReply::Hash(r) => Reply::to_napi_value(env, r),
+            AnyReply::Target(r) => Reply::to_napi_value(env, r),
+            AnyReply::Written(r) => Reply::to_napi_value(env, r),
+            AnyReply::Edit(r) => Reply::to_napi_value(env, r),
         }
     }
 }
@@ -85,7 +97,7 @@ impl Completer {
 }
 
 /// Runs `work` on the pool and sends its value or its error to the completer as `id`.
-fn run_on_pool<T, F>(completer: &Completer, id: u32, wrap: fn(Reply<T>) -> AnyReply, work: F)
+pub(crate) fn run_on_pool<T, F>(completer: &Completer, id: u32, wrap: fn(Reply<T>) -> AnyReply, work: F)
 where
     T: Send + 'static,
     F: FnOnce() -> core::Result<T> + Send + 'static,
@@ -121,6 +133,9 @@ pub fn code_of(kind: core::ErrorKind) -> &'static str {
         K::Image => "INVALID_IMAGE",
         K::Cancelled => "ABORTED",
         K::PermissionDenied => "PERMISSION_DENIED",
+        K::Stale => "STALE",
+        K::Exists => "FILE_EXISTS",
+        K::Encoding => "ENCODING",
         _ => "IO_ERROR",
     }
 }
@@ -194,7 +209,7 @@ impl CancelToken {
     }
 }
 
-fn cancel_of(token: Option<&CancelToken>) -> core::Cancel {
+pub(crate) fn cancel_of(token: Option<&CancelToken>) -> core::Cancel {
     token.map(|t| t.inner.clone()).unwrap_or_default()
 }
 
@@ -380,7 +395,7 @@ impl From<core::ReadOutcome> for ReadResult {
 /// The folders a toolkit may touch, checked on real paths by every call.
 #[napi]
 pub struct Workspace {
-    roots: Arc<core::Roots>,
+    pub(crate) roots: Arc<core::Roots>,
     /// Shared by every session of the toolkit: what passes over large files learned.
     index: Arc<core::IndexCache>,
 }

@@ -1,0 +1,676 @@
+//! Changing files without ever leaving a half-written one: where a write lands, the
+//! check that the file is still the version the caller saw, text that round-trips in the
+//! file's own encoding, and the temp-file + fsync + rename that makes the change atomic.
+
+use std::fs::{File, Metadata};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use crate::cancel::Cancel;
+use crate::confine::{blocked, check_malformed, follow_links, is_stream_alias, opened_path, Roots};
+use crate::edit::{apply_edit, EditFailure, EditSpec, Edited};
+use crate::error::{Error, ErrorKind, Result};
+use crate::hash::hash_bytes;
+use crate::sniff::{sniff, Kind, TextEncoding};
+
+/// Where a write to a path would land.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The real path: every existing symlink followed, missing parts appended.
+    pub real: PathBuf,
+    /// Whether a file is there now.
+    pub exists: bool,
+    /// Whether the real path lies inside the roots.
+    pub inside: bool,
+    /// Its size (0 when missing).
+    pub size: u64,
+    /// Its modification time in ms since the epoch (0 when missing).
+    pub mtime_ms: f64,
+}
+
+impl Roots {
+    /// Resolves where a write to `path` would land, following symlinks (a link inside
+    /// the roots is written through, not replaced). A directory is
+    /// [`ErrorKind::IsDirectory`]; a device or other special file
+    /// [`ErrorKind::BlockedDevice`]; a real path outside the roots
+    /// [`ErrorKind::OutsideRoots`] unless `allow_outside`.
+    pub fn target(&self, path: &Path, allow_outside: bool) -> Result<Target> {
+        check_malformed(path)?;
+        if is_stream_alias(path) {
+            return Err(blocked(path));
+        }
+        let real = match std::fs::canonicalize(path) {
+            Ok(real) => real,
+            Err(_) => follow_links(path).map_err(|_| {
+                Error::new(ErrorKind::InvalidPath, "has a symlink loop or too many symlinks").with_path(path)
+            })?,
+        };
+        let inside = self.contains(&real);
+        if !inside && !allow_outside {
+            return Err(Error::new(
+                ErrorKind::OutsideRoots,
+                format!("resolves to {} which is outside the allowed folders", real.display()),
+            )
+            .with_path(path));
+        }
+        let meta = match std::fs::symlink_metadata(&real) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) if e.raw_os_error() == Some(libc_enotdir()) => {
+                return Err(
+                    Error::new(ErrorKind::InvalidPath, "has a part that is a file, not a folder").with_path(path)
+                )
+            }
+            Err(e) => return Err(Error::io(e).with_path(path)),
+        };
+        if let Some(meta) = &meta {
+            if meta.is_dir() {
+                return Err(Error::new(ErrorKind::IsDirectory, "is a directory").with_path(path));
+            }
+            if !meta.is_file() {
+                return Err(blocked(path));
+            }
+        }
+        Ok(Target {
+            real,
+            exists: meta.is_some(),
+            inside,
+            size: meta.as_ref().map_or(0, |m| m.len()),
+            mtime_ms: meta.as_ref().map_or(0.0, mtime_ms),
+        })
+    }
+}
+
+/// What the caller expects to find at the path just before the write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Expect {
+    /// Anything (no check).
+    #[default]
+    Any,
+    /// No file: the write creates one ([`ErrorKind::Exists`] otherwise).
+    Absent,
+    /// This exact version (size and content hash; [`ErrorKind::Stale`] otherwise).
+    Version {
+        /// Size in bytes.
+        size: u64,
+        /// Content hash ([`hash_bytes`]).
+        hash: u128,
+    },
+}
+
+/// How to write. Built with setters; see each for its default.
+#[derive(Clone, Debug, Default)]
+pub struct WriteConfig {
+    expect: Expect,
+    allow_outside: bool,
+    keep_previous: bool,
+}
+
+impl WriteConfig {
+    /// What must be at the path when the bytes are written. By default, anything.
+    pub fn expect(&mut self, expect: Expect) -> &mut Self {
+        self.expect = expect;
+        self
+    }
+
+    /// Whether the real path may lie outside the roots (the caller has decided it may).
+    /// By default, this is disabled.
+    pub fn allow_outside(&mut self, yes: bool) -> &mut Self {
+        self.allow_outside = yes;
+        self
+    }
+
+    /// Whether to return the bytes that were replaced. By default, this is disabled.
+    pub fn keep_previous(&mut self, yes: bool) -> &mut Self {
+        self.keep_previous = yes;
+        self
+    }
+}
+
+/// What a write or edit left on disk.
+#[derive(Debug)]
+pub struct Written {
+    /// The real path written.
+    pub real: PathBuf,
+    /// Whether the file was created (it did not exist).
+    pub created: bool,
+    /// Size in bytes now.
+    pub size: u64,
+    /// Modification time now, ms since the epoch.
+    pub mtime_ms: f64,
+    /// Content hash of the new bytes.
+    pub hash: u128,
+    /// Lines of the new text, counted as a read counts them.
+    pub total_lines: u64,
+    /// The encoding the text was written in.
+    pub encoding: TextEncoding,
+    /// The bytes replaced (when asked for and the file existed).
+    pub previous: Option<Vec<u8>>,
+}
+
+/// What to write.
+#[derive(Debug, Clone, Copy)]
+pub enum Payload<'a> {
+    /// Text: stored with LF line endings, in the encoding (and BOM) of the file it
+    /// replaces, or UTF-8 for a new file.
+    Text(&'a str),
+    /// Bytes, written as they are (a restore).
+    Bytes(&'a [u8]),
+}
+
+/// Writes `payload` to `path` atomically: the real target is resolved, the current file
+/// checked against `config`'s expectation, the bytes written to a temp file in the same
+/// folder, flushed to disk and renamed over the target (keeping its mode). Missing
+/// folders are created. A crash at any point leaves the old file or the new one.
+pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &WriteConfig) -> Result<Written> {
+    let target = roots.target(path, config.allow_outside)?;
+    let current = read_current(&target, path)?;
+    check_expectation(config.expect, current.as_ref(), path)?;
+    let mut lines = 0;
+    let (bytes, encoding) = match payload {
+        Payload::Bytes(b) => (b.to_vec(), decode(b).map_or(TextEncoding::Utf8, |(_, enc)| enc)),
+        Payload::Text(text) => {
+            let text = lf_only(text);
+            lines = count_lines(&text);
+            let encoding = match current.as_ref().map(|(bytes, _)| sniff(bytes)) {
+                Some(Kind::Text(enc)) => enc,
+                _ => TextEncoding::Utf8,
+            };
+            (encode(&text, encoding), encoding)
+        }
+    };
+    if let Payload::Bytes(b) = payload {
+        lines = count_lines(&String::from_utf8_lossy(b));
+    }
+    let meta = current.as_ref().map(|(_, m)| m);
+    let mut written = replace_atomically(&target.real, &bytes, meta).map_err(|e| e.with_path(path))?;
+    written.total_lines = lines;
+    written.encoding = encoding;
+    written.previous = if config.keep_previous { current.map(|(b, _)| b) } else { None };
+    Ok(written)
+}
+
+/// The outcome of [`edit_file`]: the edit made, or why not.
+#[derive(Debug)]
+pub enum EditOutcome {
+    /// The edit was written.
+    Done {
+        /// What is on disk now.
+        written: Written,
+        /// The replacement made.
+        edit: Edited,
+        /// The text before the edit (for diffs and snippets).
+        before: String,
+        /// The 1-based line where the first replacement starts.
+        first_line: u64,
+    },
+    /// The edit could not be applied; nothing was written.
+    Failed(EditFailure),
+}
+
+/// Applies one exact-match edit. The text is read from `source` (the file the caller
+/// read), checked against `config`'s expectation, decoded in its own encoding (text
+/// that would not survive a round trip is [`ErrorKind::Encoding`]), edited, and written
+/// atomically to `path` (usually the same file; a working copy otherwise). A missing
+/// `source` reads as empty text (so `old: ""` creates the file).
+pub fn edit_file(
+    roots: &Roots,
+    source: &Path,
+    path: &Path,
+    spec: &EditSpec<'_>,
+    config: &WriteConfig,
+    cancel: &Cancel,
+) -> Result<EditOutcome> {
+    let from = roots.target(source, config.allow_outside)?;
+    let current = read_current(&from, source)?;
+    check_expectation(config.expect, current.as_ref(), source)?;
+    let (before, encoding) = match &current {
+        Some((bytes, _)) => decode(bytes).map_err(|e| e.with_path(source))?,
+        None => (String::new(), TextEncoding::Utf8),
+    };
+    cancel.check()?;
+    let edit = match apply_edit(&before, spec) {
+        Ok(edit) => edit,
+        Err(failure) => return Ok(EditOutcome::Failed(failure)),
+    };
+    cancel.check()?;
+    let bytes = encode(&edit.text, encoding);
+    let (dest, dest_meta) = if source == path {
+        (from, current.as_ref().map(|(_, m)| m.clone()))
+    } else {
+        // A working copy: created beside the source, never over another file.
+        let to = roots.target(path, config.allow_outside)?;
+        if to.exists {
+            return Err(Error::new(ErrorKind::Exists, "already exists").with_path(path));
+        }
+        (to, current.as_ref().map(|(_, m)| m.clone()))
+    };
+    let mut written = replace_atomically(&dest.real, &bytes, dest_meta.as_ref()).map_err(|e| e.with_path(path))?;
+    written.created = !dest.exists;
+    written.total_lines = count_lines(&edit.text);
+    written.encoding = encoding;
+    written.previous = if config.keep_previous && source == path { current.map(|(b, _)| b) } else { None };
+    let start = edit.spans.first().map_or(0, |(old, _)| old.start);
+    let first_line = memchr::memchr_iter(b'\n', &before.as_bytes()[..start]).count() as u64 + 1;
+    Ok(EditOutcome::Done { written, edit, before, first_line })
+}
+
+/// Removes a file the caller created, if it is still the version expected (an undo of a
+/// creation). Returns the bytes removed.
+pub fn remove_file(roots: &Roots, path: &Path, expect: Expect, allow_outside: bool) -> Result<Vec<u8>> {
+    let target = roots.target(path, allow_outside)?;
+    let current = read_current(&target, path)?;
+    check_expectation(expect, current.as_ref(), path)?;
+    let Some((bytes, _)) = current else {
+        return Err(Error::new(ErrorKind::NotFound, "no such file").with_path(path));
+    };
+    std::fs::remove_file(&target.real).map_err(|e| Error::io(e).with_path(path))?;
+    Ok(bytes)
+}
+
+/// Decodes a text file's bytes in their own encoding (UTF-8, with or without a BOM, or
+/// UTF-16 with a BOM; the BOM is not part of the text). Anything that would not be
+/// written back byte for byte — invalid UTF-8 in any other encoding, binary data — is
+/// [`ErrorKind::Encoding`].
+pub fn decode(bytes: &[u8]) -> Result<(String, TextEncoding)> {
+    let encoding = match sniff(bytes) {
+        Kind::Text(enc) => enc,
+        Kind::Binary(what) => return Err(Error::new(ErrorKind::Encoding, format!("is binary ({what}), not text"))),
+        Kind::Pdf => return Err(Error::new(ErrorKind::Encoding, "is a PDF, not text")),
+        Kind::Image(_) => return Err(Error::new(ErrorKind::Encoding, "is an image, not text")),
+    };
+    let text = match encoding {
+        TextEncoding::Utf8 | TextEncoding::Utf8Bom => {
+            let body = if encoding == TextEncoding::Utf8Bom { &bytes[3..] } else { bytes };
+            std::str::from_utf8(body)
+                .map_err(|e| {
+                    let at = e.valid_up_to() + if encoding == TextEncoding::Utf8Bom { 3 } else { 0 };
+                    Error::new(
+                        ErrorKind::Encoding,
+                        format!("is not valid UTF-8 (byte {at}); it may be Latin-1 or another legacy encoding"),
+                    )
+                })?
+                .to_owned()
+        }
+        TextEncoding::Utf16Le | TextEncoding::Utf16Be => {
+            let body = &bytes[2..];
+            if body.len() % 2 != 0 {
+                return Err(Error::new(ErrorKind::Encoding, "is UTF-16 with an odd number of bytes"));
+            }
+            let le = encoding == TextEncoding::Utf16Le;
+            let units = body.chunks_exact(2).map(|p| {
+                if le {
+                    u16::from_le_bytes([p[0], p[1]])
+                } else {
+                    u16::from_be_bytes([p[0], p[1]])
+                }
+            });
+            char::decode_utf16(units)
+                .collect::<std::result::Result<String, _>>()
+                .map_err(|_| Error::new(ErrorKind::Encoding, "is UTF-16 with an unpaired surrogate"))?
+        }
+    };
+    Ok((text, encoding))
+}
+
+/// Encodes text in `encoding`, with its BOM where it has one: the inverse of [`decode`].
+pub fn encode(text: &str, encoding: TextEncoding) -> Vec<u8> {
+    match encoding {
+        TextEncoding::Utf8 => text.as_bytes().to_vec(),
+        TextEncoding::Utf8Bom => [&[0xEF, 0xBB, 0xBF][..], text.as_bytes()].concat(),
+        TextEncoding::Utf16Le | TextEncoding::Utf16Be => {
+            let le = encoding == TextEncoding::Utf16Le;
+            let mut out = Vec::with_capacity(2 + text.len() * 2);
+            out.extend_from_slice(if le { &[0xFF, 0xFE] } else { &[0xFE, 0xFF] });
+            for unit in text.encode_utf16() {
+                out.extend_from_slice(&if le { unit.to_le_bytes() } else { unit.to_be_bytes() });
+            }
+            out
+        }
+    }
+}
+
+/// Lines as a read counts them: a final line without a line break counts, an empty
+/// text has none.
+fn count_lines(text: &str) -> u64 {
+    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
+    breaks + u64::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// CRLF line endings turned into LF (a lone CR is content, e.g. a progress line, and stays).
+fn lf_only(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("\r\n") {
+        return text.into();
+    }
+    text.replace("\r\n", "\n").into()
+}
+
+/// Reads the file at the target, if there is one, through a handle checked to be the
+/// target itself (not a symlink swapped in since it was resolved).
+fn read_current(target: &Target, path: &Path) -> Result<Option<(Vec<u8>, Metadata)>> {
+    if !target.exists {
+        // Created since it was resolved? Then it is judged like any existing file.
+        if std::fs::symlink_metadata(&target.real).is_err() {
+            return Ok(None);
+        }
+    }
+    let (mut file, meta) = match crate::confine::open_regular(&target.real) {
+        Ok(opened) => opened,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.with_path(path)),
+    };
+    if let Some(opened) = opened_path(&file) {
+        if opened != target.real {
+            return Err(
+                Error::new(ErrorKind::OutsideRoots, "changed into a link while it was being written").with_path(path)
+            );
+        }
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| Error::io(e).with_path(path))?;
+    Ok(Some((bytes, meta)))
+}
+
+fn check_expectation(expect: Expect, current: Option<&(Vec<u8>, Metadata)>, path: &Path) -> Result<()> {
+    match (expect, current) {
+        (Expect::Any, _) | (Expect::Absent, None) => Ok(()),
+        (Expect::Absent, Some(_)) => Err(Error::new(ErrorKind::Exists, "already exists").with_path(path)),
+        (Expect::Version { .. }, None) => {
+            Err(Error::new(ErrorKind::Stale, "was deleted since it was read").with_path(path))
+        }
+        (Expect::Version { size, hash }, Some((bytes, _))) => {
+            if bytes.len() as u64 != size || hash_bytes(bytes) != hash {
+                Err(Error::new(ErrorKind::Stale, "was modified since it was read").with_path(path))
+            } else {
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Writes `bytes` to a temp file beside `real`, flushes it, gives it the mode of the file
+/// it replaces, and renames it over `real`; the folder is flushed too, so the rename
+/// survives a power cut. On failure the temp file is removed and `real` is untouched.
+fn replace_atomically(real: &Path, bytes: &[u8], replacing: Option<&Metadata>) -> Result<Written> {
+    let dir = real.parent().ok_or_else(|| Error::new(ErrorKind::InvalidPath, "has no parent folder"))?;
+    let name = real.file_name().ok_or_else(|| Error::new(ErrorKind::InvalidPath, "has no file name"))?;
+    std::fs::create_dir_all(dir).map_err(Error::io)?;
+    let (temp, mut file) = create_temp(dir, &name.to_string_lossy())?;
+    let result = (|| -> Result<()> {
+        if let Some(opened) = opened_path(&file) {
+            if opened.parent() != Some(dir) {
+                return Err(Error::new(
+                    ErrorKind::OutsideRoots,
+                    "its folder changed into a link while it was being written",
+                ));
+            }
+        }
+        file.write_all(bytes).map_err(Error::io)?;
+        if let Some(meta) = replacing {
+            file.set_permissions(meta.permissions()).map_err(Error::io)?;
+        }
+        file.sync_all().map_err(Error::io)?;
+        std::fs::rename(&temp, real).map_err(Error::io)?;
+        sync_dir(dir);
+        Ok(())
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&temp);
+        return Err(e);
+    }
+    let meta = std::fs::metadata(real).map_err(Error::io)?;
+    Ok(Written {
+        real: real.to_path_buf(),
+        created: replacing.is_none(),
+        size: bytes.len() as u64,
+        mtime_ms: mtime_ms(&meta),
+        hash: hash_bytes(bytes),
+        total_lines: 0,
+        encoding: TextEncoding::Utf8,
+        previous: None,
+    })
+}
+
+/// Creates a new, unique temp file in `dir` (never following or reusing an existing name).
+fn create_temp(dir: &Path, name: &str) -> Result<(PathBuf, File)> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    // File names are limited in bytes (255 on most systems): keep the stem short in bytes.
+    let mut cut = name.len().min(64);
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let stem = &name[..cut];
+    for _ in 0..16 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let temp = dir.join(format!(".{stem}.{}-{n}-{nanos:x}.fsgate-tmp", std::process::id()));
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => return Ok((temp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io(e)),
+        }
+    }
+    Err(Error::new(ErrorKind::Io, "could not create a temporary file"))
+}
+
+#[cfg(unix)]
+fn sync_dir(dir: &Path) {
+    // Best effort: some file systems refuse fsync on a folder; the rename itself is done.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) {}
+
+#[cfg(unix)]
+fn libc_enotdir() -> i32 {
+    libc::ENOTDIR
+}
+
+#[cfg(not(unix))]
+fn libc_enotdir() -> i32 {
+    267
+}
+
+fn mtime_ms(meta: &Metadata) -> f64 {
+    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{tmp, wfile};
+
+    fn roots(dir: &Path) -> Roots {
+        Roots::new(&[dir]).unwrap()
+    }
+
+    fn version(bytes: &[u8]) -> Expect {
+        Expect::Version { size: bytes.len() as u64, hash: hash_bytes(bytes) }
+    }
+
+    fn temps(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".fsgate-tmp"))
+            .collect()
+    }
+
+    #[test]
+    fn creates_with_missing_folders_and_lf_endings() {
+        let dir = tmp();
+        let mut cfg = WriteConfig::default();
+        cfg.expect(Expect::Absent);
+        let w = write_file(&roots(&dir), &dir.join("a/b/c.txt"), Payload::Text("one\r\ntwo\rthree"), &cfg).unwrap();
+        assert!(w.created);
+        assert_eq!(std::fs::read(dir.join("a/b/c.txt")).unwrap(), b"one\ntwo\rthree");
+        assert_eq!(w.total_lines, 2);
+        assert_eq!(w.hash, hash_bytes(b"one\ntwo\rthree"));
+        assert!(temps(&dir.join("a/b")).is_empty());
+    }
+
+    #[test]
+    fn stale_when_content_changed_even_at_equal_size_and_nothing_written() {
+        let dir = tmp();
+        let p = wfile(&dir, "f.txt", b"aaaa");
+        let mut cfg = WriteConfig::default();
+        cfg.expect(version(b"bbbb"));
+        let err = write_file(&roots(&dir), &p, Payload::Text("new"), &cfg).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Stale);
+        assert_eq!(std::fs::read(&p).unwrap(), b"aaaa");
+        assert!(temps(&dir).is_empty());
+        cfg.expect(version(b"aaaa"));
+        let w = write_file(&roots(&dir), &p, Payload::Text("new"), cfg.keep_previous(true)).unwrap();
+        assert_eq!(w.previous.as_deref(), Some(&b"aaaa"[..]));
+        assert!(!w.created);
+    }
+
+    #[test]
+    fn absent_expectation_refuses_an_existing_file() {
+        let dir = tmp();
+        let p = wfile(&dir, "f.txt", b"x");
+        let mut cfg = WriteConfig::default();
+        cfg.expect(Expect::Absent);
+        assert_eq!(write_file(&roots(&dir), &p, Payload::Text("y"), &cfg).unwrap_err().kind(), ErrorKind::Exists);
+        cfg.expect(version(b"x"));
+        std::fs::remove_file(&p).unwrap();
+        assert_eq!(write_file(&roots(&dir), &p, Payload::Text("y"), &cfg).unwrap_err().kind(), ErrorKind::Stale);
+    }
+
+    #[test]
+    fn keeps_the_encoding_of_the_file_it_replaces() {
+        let dir = tmp();
+        let utf16: Vec<u8> =
+            [0xFF, 0xFE].into_iter().chain("hi\n".encode_utf16().flat_map(|u| u.to_le_bytes())).collect();
+        let p = wfile(&dir, "u16.txt", &utf16);
+        let w = write_file(&roots(&dir), &p, Payload::Text("안녕\r\n"), &WriteConfig::default()).unwrap();
+        assert_eq!(w.encoding, TextEncoding::Utf16Le);
+        assert_eq!(decode(&std::fs::read(&p).unwrap()).unwrap(), ("안녕\n".to_string(), TextEncoding::Utf16Le));
+        let p = wfile(&dir, "bom.txt", b"\xEF\xBB\xBFold");
+        write_file(&roots(&dir), &p, Payload::Text("new"), &WriteConfig::default()).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"\xEF\xBB\xBFnew");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn keeps_the_mode_and_writes_through_a_symlink_inside() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tmp();
+        let real = wfile(&dir, "run.sh", b"echo 1\n");
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o751)).unwrap();
+        std::os::unix::fs::symlink(&real, dir.join("link.sh")).unwrap();
+        let w =
+            write_file(&roots(&dir), &dir.join("link.sh"), Payload::Text("echo 2\n"), &WriteConfig::default()).unwrap();
+        assert_eq!(w.real, std::fs::canonicalize(&real).unwrap());
+        assert!(std::fs::symlink_metadata(dir.join("link.sh")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(&real).unwrap(), b"echo 2\n");
+        assert_eq!(std::fs::metadata(&real).unwrap().permissions().mode() & 0o7777, 0o751);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_or_missing_path_leading_outside_is_refused_unless_allowed() {
+        let dir = tmp();
+        let outside = tmp();
+        std::os::unix::fs::symlink(&outside, dir.join("out")).unwrap();
+        let target = dir.join("out/new.txt");
+        let err = write_file(&roots(&dir), &target, Payload::Text("x"), &WriteConfig::default()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::OutsideRoots);
+        assert!(!outside.join("new.txt").exists());
+        let mut cfg = WriteConfig::default();
+        cfg.allow_outside(true);
+        let w = write_file(&roots(&dir), &target, Payload::Text("x"), &cfg).unwrap();
+        assert_eq!(w.real, std::fs::canonicalize(&outside).unwrap().join("new.txt"));
+    }
+
+    #[test]
+    fn targets_report_directories_and_existing_files() {
+        let dir = tmp();
+        std::fs::create_dir(dir.join("sub")).unwrap();
+        wfile(&dir, "f.txt", b"12345");
+        let r = roots(&dir);
+        assert_eq!(r.target(&dir.join("sub"), false).unwrap_err().kind(), ErrorKind::IsDirectory);
+        let t = r.target(&dir.join("f.txt"), false).unwrap();
+        assert!(t.exists && t.inside && t.size == 5);
+        assert!(!r.target(&dir.join("nope/x.txt"), false).unwrap().exists);
+        assert_eq!(r.target(&dir.join("f.txt/x"), false).unwrap_err().kind(), ErrorKind::InvalidPath);
+    }
+
+    #[test]
+    fn decode_refuses_what_would_not_round_trip() {
+        assert_eq!(decode(b"caf\xE9\n").unwrap_err().kind(), ErrorKind::Encoding);
+        assert_eq!(decode(b"a\0b").unwrap_err().kind(), ErrorKind::Encoding);
+        assert_eq!(decode(b"\xFF\xFEa").unwrap_err().kind(), ErrorKind::Encoding);
+        assert_eq!(decode(b"\xFF\xFE\x00\xD8").unwrap_err().kind(), ErrorKind::Encoding);
+        for (bytes, enc) in [
+            (&b"plain \xED\x95\x9C\r\n"[..], TextEncoding::Utf8),
+            (&b"\xEF\xBB\xBFbom"[..], TextEncoding::Utf8Bom),
+            (&b"\xFE\xFF\x00h\x00i"[..], TextEncoding::Utf16Be),
+        ] {
+            let (text, got) = decode(bytes).unwrap();
+            assert_eq!(got, enc);
+            assert_eq!(encode(&text, got), bytes, "round trip of {enc:?}");
+        }
+    }
+
+    #[test]
+    fn edit_writes_in_the_files_own_encoding_and_reports_the_first_line() {
+        let dir = tmp();
+        let original: Vec<u8> =
+            [0xFE, 0xFF].into_iter().chain("a\r\nb\r\nc\r\n".encode_utf16().flat_map(|u| u.to_be_bytes())).collect();
+        let p = wfile(&dir, "f.txt", &original);
+        let spec = EditSpec { old: "b", new: "B", replace_all: false, strip_trailing_whitespace: true };
+        let mut cfg = WriteConfig::default();
+        cfg.expect(version(&original)).keep_previous(true);
+        let out = edit_file(&roots(&dir), &p, &p, &spec, &cfg, &Cancel::new()).unwrap();
+        let EditOutcome::Done { written, first_line, .. } = out else { panic!("edit failed") };
+        assert_eq!(first_line, 2);
+        assert_eq!(written.previous.as_deref(), Some(&original[..]));
+        assert_eq!(decode(&std::fs::read(&p).unwrap()).unwrap(), ("a\r\nB\r\nc\r\n".into(), TextEncoding::Utf16Be));
+    }
+
+    #[test]
+    fn edit_failures_and_encoding_errors_write_nothing() {
+        let dir = tmp();
+        let p = wfile(&dir, "f.txt", b"one\ntwo\n");
+        let spec = EditSpec { old: "three", new: "3", replace_all: false, strip_trailing_whitespace: true };
+        let out = edit_file(&roots(&dir), &p, &p, &spec, &WriteConfig::default(), &Cancel::new()).unwrap();
+        assert!(matches!(out, EditOutcome::Failed(EditFailure::NotFound { .. })));
+        let latin1 = wfile(&dir, "l.txt", b"caf\xE9 one\n");
+        let spec = EditSpec { old: "one", new: "1", replace_all: false, strip_trailing_whitespace: true };
+        let err =
+            edit_file(&roots(&dir), &latin1, &latin1, &spec, &WriteConfig::default(), &Cancel::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Encoding);
+        assert_eq!(std::fs::read(&latin1).unwrap(), b"caf\xE9 one\n");
+        assert!(temps(&dir).is_empty());
+    }
+
+    #[test]
+    fn an_edit_to_a_working_copy_leaves_the_source_alone() {
+        let dir = tmp();
+        let src = wfile(&dir, "report.md", b"draft\n");
+        let copy = dir.join("report.edited.md");
+        let spec = EditSpec { old: "draft", new: "final", replace_all: false, strip_trailing_whitespace: false };
+        let out = edit_file(&roots(&dir), &src, &copy, &spec, &WriteConfig::default(), &Cancel::new()).unwrap();
+        let EditOutcome::Done { written, .. } = out else { panic!("edit failed") };
+        assert!(written.created);
+        assert_eq!(std::fs::read(&src).unwrap(), b"draft\n");
+        assert_eq!(std::fs::read(&copy).unwrap(), b"final\n");
+        let again = edit_file(&roots(&dir), &src, &copy, &spec, &WriteConfig::default(), &Cancel::new());
+        assert_eq!(again.unwrap_err().kind(), ErrorKind::Exists);
+    }
+
+    #[test]
+    fn remove_checks_the_version() {
+        let dir = tmp();
+        let p = wfile(&dir, "f.txt", b"mine");
+        assert_eq!(remove_file(&roots(&dir), &p, version(b"other"), false).unwrap_err().kind(), ErrorKind::Stale);
+        assert_eq!(remove_file(&roots(&dir), &p, version(b"mine"), false).unwrap(), b"mine");
+        assert!(!p.exists());
+    }
+}

@@ -1,0 +1,218 @@
+/**
+ * What Write and Edit share, in the order a change passes through it (SPEC §3.2, §5):
+ * autonomy → where the write lands (confinement, protected paths, working copies) →
+ * the read-before-write contract → the consent gate → under the path's lock, the native
+ * call that checks the version one last time and writes atomically → the record, the
+ * history and the facts of the result.
+ */
+import { FsgateError, InvalidInputError, NotReadError } from '../errors.js'
+import { callNative, completer, type NativeTarget, type NativeWriteResult } from '../native.js'
+import { ConsentGate } from '../policy/consent.js'
+import { displayPath, isWorkingCopy, resolvePath, workingCopyPath } from '../policy/paths.js'
+import { protectedReason } from '../policy/protected.js'
+import type { ToolContext } from '../tool.js'
+
+/** Where a change lands, resolved once per call. */
+export interface ChangeTarget {
+  /** The path as the model gave it. */
+  given: string
+  /** The real path the model named. */
+  real: string
+  /** The real path written: `real`, or its working copy. */
+  dest: string
+  /** The real path whose content an edit starts from. */
+  source: string
+  /** Whether `dest` exists now (a write replaces it). */
+  exists: boolean
+  /** Whether `source` exists now. */
+  sourceExists: boolean
+  /** Whether the real path is inside the workspace or allowedPaths. */
+  inside: boolean
+  /** Whether the write was redirected to a working copy (SPEC §5.2). */
+  redirected: boolean
+  /** How `dest` is shown to the model. */
+  shown: string
+}
+
+/** Checks autonomy, resolves where a change to `given` lands, and refuses protected paths. */
+export async function planChange(ctx: ToolContext, given: string, field: string): Promise<ChangeTarget> {
+  if (ctx.preset.autonomy === 'read_only') {
+    throw new FsgateError('AUTONOMY', `This session is read-only (autonomy: read_only), so ${ctx.calledAs} cannot change files. Tell the user what you would change instead.`)
+  }
+  const abs = resolvePath(ctx.workspace, given, field)
+  const outside = ctx.preset.outsideWorkspace === 'working-copy'
+  const t = await target(ctx, abs, outside, given)
+  if (/[/\\]$/.test(given)) {
+    throw new InvalidInputError('INVALID_INPUT', `${field} ends with a path separator, so it names a folder. Give the path of a file.`, { data: { field } })
+  }
+  refuseProtected(ctx, t.realPath, given)
+  const plan: ChangeTarget = {
+    given,
+    real: t.realPath,
+    dest: t.realPath,
+    source: t.realPath,
+    exists: t.exists,
+    sourceExists: t.exists,
+    inside: t.inside,
+    redirected: false,
+    shown: displayPath(ctx.workspace, t.realPath),
+  }
+  if (!t.inside && t.exists && !isWorkingCopy(t.realPath)) {
+    // Outside the workspace an existing file is never replaced: the change goes to a
+    // working copy beside it, and later changes continue from that copy.
+    const copyPath = workingCopyPath(t.realPath)
+    const copy = await target(ctx, copyPath, true, given)
+    if (copy.realPath !== copyPath) {
+      // A link in the copy's place would turn "never replace an original" into "replace anything".
+      throw new FsgateError('PROTECTED_PATH', `${given} cannot be changed: its working copy ${copyPath} is a symlink. Remove the link or choose another path.`, {
+        data: { path: given, realPath: copyPath },
+      })
+    }
+    refuseProtected(ctx, copy.realPath, given)
+    plan.dest = copy.realPath
+    plan.exists = copy.exists
+    plan.source = copy.exists ? copy.realPath : t.realPath
+    plan.redirected = true
+    plan.shown = copy.realPath
+  }
+  return plan
+}
+
+/** The read-before-write contract's first check (SPEC §3.2 step 2), when the preset has it. */
+export function requireRead(ctx: ToolContext, plan: ChangeTarget): void {
+  // Outside the roots nothing can be read, and nothing is replaced but working copies.
+  if (!ctx.preset.readBeforeWrite || !plan.sourceExists || !plan.inside) return
+  const record = ctx.ledger.get(plan.source)
+  const readTool = ctx.dialect === 'claude' ? 'Read' : 'file_read'
+  if (!record) {
+    throw new NotReadError('NOT_READ', `${plan.given} has not been read in this session. Read it first with ${readTool}, then retry ${ctx.calledAs}.`, {
+      data: { path: plan.given },
+    })
+  }
+  if (!ctx.ledger.isComplete(record)) {
+    const seen = record.coverage.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')
+    throw new NotReadError(
+      'PARTIAL_READ',
+      `Only lines ${seen} of ${plan.given}'s ${record.totalLines} have been read. Read the rest of the file with ${readTool} (offset and limit), then retry ${ctx.calledAs}.`,
+      { data: { path: plan.given, coverage: record.coverage, totalLines: record.totalLines } },
+    )
+  }
+}
+
+/** The consent gate (SPEC §5.3) for replacing an existing file, when the preset has it. */
+export async function requireConsent(ctx: ToolContext, plan: ChangeTarget, grantPhrase: string | undefined): Promise<void> {
+  if (!ctx.preset.consentGate || !plan.exists) return
+  const { unit, label } = ConsentGate.unitOf(plan.dest, ctx.workspace, plan.inside)
+  await ctx.consent.check(
+    { sessionId: ctx.sessionId, tool: ctx.calledAs, path: plan.given, realPath: plan.dest, unit },
+    label,
+    grantPhrase,
+    ctx.onPermissionRequest,
+  )
+}
+
+/**
+ * Runs the native write under the path's lock. The version it must find is taken from
+ * the read record inside the lock, so a session's own queued changes follow each other
+ * without a re-read, and anyone else's change in between is STALE.
+ */
+export async function underLock<T>(ctx: ToolContext, plan: ChangeTarget, write: (expect: Expectation) => Promise<T>): Promise<T> {
+  return ctx.locks.run(plan.dest, async () => {
+    if (ctx.signal?.aborted) throw new FsgateError('ABORTED', 'The call was cancelled by its AbortSignal; nothing was changed.')
+    return write(expectation(ctx, plan))
+  })
+}
+
+export interface Expectation {
+  expectAbsent?: boolean
+  expectSize?: number
+  expectHash?: string
+}
+
+function expectation(ctx: ToolContext, plan: ChangeTarget): Expectation {
+  if (!plan.sourceExists) return { expectAbsent: true }
+  const record = ctx.ledger.get(plan.source)
+  if (ctx.preset.readBeforeWrite && record) return { expectSize: record.size, expectHash: record.contentHash }
+  return {}
+}
+
+/** Records a finished change: the new version in the read record, the old one in the history. */
+export function recordChange(ctx: ToolContext, plan: ChangeTarget, w: NativeWriteResult): void {
+  ctx.ledger.noteWritten({ realPath: w.realPath, mtimeMs: w.mtimeMs, size: w.size, contentHash: w.hash, totalLines: w.totalLines })
+  ctx.history.add({
+    realPath: w.realPath,
+    path: plan.shown,
+    tool: ctx.calledAs,
+    action: w.created ? 'created' : 'replaced',
+    at: Date.now(),
+    previous: w.previous ?? null,
+    after: { size: w.size, hash: w.hash },
+  })
+}
+
+/** The facts every change result carries. */
+export function changeData(plan: ChangeTarget, w: NativeWriteResult): Record<string, unknown> {
+  return {
+    path: plan.shown,
+    realPath: w.realPath,
+    requestedPath: plan.given,
+    created: w.created,
+    workingCopy: plan.redirected,
+    size: w.size,
+    totalLines: w.totalLines,
+    encoding: w.encoding,
+    mtimeMs: w.mtimeMs,
+    contentHash: w.hash,
+  }
+}
+
+/** A sentence telling the model its change went to a working copy, or ''. */
+export function redirectNote(plan: ChangeTarget): string {
+  return plan.redirected
+    ? ` ${plan.given} is outside the workspace and is never replaced, so the change was written to the working copy ${plan.dest}; the original is unchanged.`
+    : ''
+}
+
+async function target(ctx: ToolContext, abs: string, allowOutside: boolean, given: string) {
+  return callNative<NativeTarget>(
+    (id) => ctx.fs.target(completer, id, abs, allowOutside),
+    ctx.signal,
+  ).catch((err) => {
+    throw explainChange(err, given, ctx)
+  })
+}
+
+function refuseProtected(ctx: ToolContext, real: string, given: string): void {
+  const why = protectedReason(real, { roots: ctx.roots, workspace: ctx.workspace, home: ctx.home })
+  if (why) {
+    throw new FsgateError('PROTECTED_PATH', `${given} is protected and is never written: ${why}. Choose another path.`, {
+      data: { path: given, realPath: real },
+    })
+  }
+}
+
+/** Turns a native error of a change into a message that tells the model what to do next. */
+export function explainChange(err: unknown, given: string, ctx: ToolContext): unknown {
+  if (!(err instanceof FsgateError)) return err
+  const say = (message: string, data: Record<string, unknown> = {}) =>
+    new (err.constructor as typeof FsgateError)(err.code, message, { data: { path: given, ...data } })
+  const readTool = ctx.dialect === 'claude' ? 'Read' : 'file_read'
+  switch (err.code) {
+    case 'STALE':
+      return say(`${given} has been modified since you read it (by another session or program), so it was not changed. Read it again with ${readTool}, then retry.`)
+    case 'PATH_OUTSIDE_WORKSPACE':
+      return say(`${given} is outside the workspace (${ctx.workspace}) and the allowed paths, so it cannot be written. Use a path inside the workspace.`)
+    case 'IS_DIRECTORY':
+      return say(`${given} is a directory. Give the path of a file.`)
+    case 'BLOCKED_DEVICE':
+      return say(`${given} is a device, FIFO, socket or other special file, which is never written. Write a regular file.`)
+    case 'PERMISSION_DENIED':
+      return say(`Permission denied writing ${given}: this process may not change it. Nothing was changed.`)
+    case 'ENCODING':
+      return say(`${given} ${err.message}, so it cannot be edited without corrupting it. Nothing was changed; write it anew with the write tool only if replacing it whole is acceptable.`)
+    case 'INVALID_INPUT':
+      return new InvalidInputError('INVALID_INPUT', `path ${err.message}. Give a valid file path.`, { data: { field: 'path' } })
+    default:
+      return err
+  }
+}
