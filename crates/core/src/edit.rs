@@ -138,7 +138,11 @@ pub fn apply_edit(text: &str, spec: &EditSpec) -> Result<Edited, EditFailure> {
         if !text.is_empty() {
             return Err(EditFailure::NotEmpty);
         }
-        let new = if spec.strip_trailing_whitespace { strip_trailing(spec.new, true) } else { spec.new.to_owned() };
+        let mut new = if spec.strip_trailing_whitespace { strip_trailing(spec.new, true) } else { spec.new.to_owned() };
+        // A new file gets LF line endings, as a whole-file write stores them.
+        if new.contains("\r\n") {
+            new = new.replace("\r\n", "\n");
+        }
         if new.is_empty() {
             return Err(EditFailure::NoChange);
         }
@@ -171,7 +175,8 @@ pub fn apply_edit(text: &str, spec: &EditSpec) -> Result<Edited, EditFailure> {
         let (double, single) =
             if found.rung.folds_quotes() { curly_kinds(&text[span.clone()]) } else { (false, false) };
         let start = out.len();
-        out.push_str(shaper.shape(double, single, at_line_end(text, span.end)));
+        let opens_before = opens(text[..span.start].chars().next_back());
+        out.push_str(shaper.shape(double, single, at_line_end(text, span.end), opens_before));
         spans.push((span.clone(), start..out.len()));
         copied = span.end;
     }
@@ -363,8 +368,17 @@ struct Found {
 /// needle; otherwise it would repeat the previous rung's search.
 fn locate(text: &str, old: &str) -> Option<Found> {
     let mut ladder = Ladder { text, layers: Vec::new() };
-    let found =
-        |rung, spans: Vec<Range<usize>>, desanitized| (!spans.is_empty()).then_some(Found { rung, spans, desanitized });
+    let bytes = text.as_bytes();
+    let found = |rung, mut spans: Vec<Range<usize>>, desanitized| {
+        // A model never sees the '\r' of a CRLF (a read shows lines), so a match that
+        // starts at the '\n' of one takes its '\r' along rather than split the pair.
+        for span in &mut spans {
+            if span.start > 0 && bytes[span.start] == b'\n' && bytes[span.start - 1] == b'\r' {
+                span.start -= 1;
+            }
+        }
+        (!spans.is_empty()).then_some(Found { rung, spans, desanitized })
+    };
     if let Some(f) = found(Rung::Exact, ladder.find(old), false) {
         return Some(f);
     }
@@ -623,12 +637,10 @@ fn curly_kinds(span: &str) -> (bool, bool) {
 /// `preserveQuoteStyle`): a quote opens at the start or after whitespace or an opening
 /// bracket or dash, and closes otherwise; a single quote between two letters is an
 /// apostrophe.
-fn curl_quotes(s: &str, double: bool, single: bool) -> String {
-    let opens = |prev: Option<char>| {
-        prev.is_none_or(|p| p.is_whitespace() || matches!(p, '(' | '[' | '{' | '\u{2014}' | '\u{2013}' | '-'))
-    };
+fn curl_quotes(s: &str, double: bool, single: bool, opens_before: bool) -> String {
     let mut out = String::with_capacity(s.len() + 8);
-    let mut prev = None;
+    // What precedes the span in the text decides the first quote: a stand-in for it.
+    let mut prev = if opens_before { None } else { Some('x') };
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
@@ -643,6 +655,11 @@ fn curl_quotes(s: &str, double: bool, single: bool) -> String {
         prev = Some(c);
     }
     out
+}
+
+/// Whether a quote after `prev` (None: the start of the text) opens rather than closes.
+fn opens(prev: Option<char>) -> bool {
+    prev.is_none_or(|p| p.is_whitespace() || matches!(p, '(' | '[' | '{' | '\u{2014}' | '\u{2013}' | '-'))
 }
 
 /// Strips spaces and tabs at the end of every line that has a line break (before its
@@ -690,22 +707,26 @@ fn at_line_end(text: &str, at: usize) -> bool {
     matches!(text.as_bytes().get(at), None | Some(b'\n' | b'\r'))
 }
 
-/// new_string shaped for one replacement. A span decides only which quote kinds to curl
-/// and whether its last line ends a line, so with replace_all at most eight shapes are
-/// ever built.
+/// new_string shaped for one replacement. A span decides only which quote kinds to curl,
+/// whether its last line ends a line and whether a quote would open right before it, so
+/// with replace_all at most sixteen shapes are ever built.
 struct Shaper<'a> {
     new: Cow<'a, str>,
     strip: bool,
     crlf: bool,
-    shaped: [Option<String>; 8],
+    shaped: [Option<String>; 16],
 }
 
 impl Shaper<'_> {
-    fn shape(&mut self, double: bool, single: bool, line_end: bool) -> &str {
-        let key = usize::from(double) | usize::from(single) << 1 | usize::from(line_end) << 2;
+    fn shape(&mut self, double: bool, single: bool, line_end: bool, opens_before: bool) -> &str {
+        let curl = double || single;
+        let key = usize::from(double)
+            | usize::from(single) << 1
+            | usize::from(line_end) << 2
+            | usize::from(curl && opens_before) << 3;
         let (new, strip, crlf) = (&self.new, self.strip, self.crlf);
         self.shaped[key].get_or_insert_with(|| {
-            let mut s = if double || single { curl_quotes(new, double, single) } else { new.to_string() };
+            let mut s = if curl { curl_quotes(new, double, single, opens_before) } else { new.to_string() };
             if strip {
                 s = strip_trailing(&s, line_end);
             }
@@ -1135,6 +1156,24 @@ mod tests {
     fn leading_bom_of_old_string_is_dropped() {
         let e = edit("alpha\nbeta\n", "\u{feff}alpha", "gamma");
         assert_eq!((e.rung, e.text.as_str()), (Rung::LineEndings, "gamma\nbeta\n"));
+    }
+
+    #[test]
+    fn a_match_starting_at_the_lf_of_a_crlf_takes_the_cr_along() {
+        assert_eq!(edit("foo\r\nbar\r\n", "\nbar", " bar").text, "foo bar\r\n");
+        assert_eq!(edit("foo\r\nbar\r\n", "\nbar", "\nbaz\nqux").text, "foo\r\nbaz\r\nqux\r\n");
+        assert_eq!(edit_all("a\r\nb\r\n", "\n", "\n\n").text, "a\r\n\r\nb\r\n\r\n");
+    }
+
+    #[test]
+    fn a_quote_at_the_start_of_new_string_follows_the_text_before_the_span() {
+        let e = edit("He said \u{201C}a\u{201D} and \u{201C}b\u{201D}.", "\" and \"", "\" or \"");
+        assert_eq!(e.text, "He said \u{201C}a\u{201D} or \u{201C}b\u{201D}.");
+    }
+
+    #[test]
+    fn a_new_file_gets_lf_line_endings() {
+        assert_eq!(edit("", "", "a\r\nb\r\n").text, "a\nb\n");
     }
 
     #[test]
