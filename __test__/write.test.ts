@@ -625,16 +625,32 @@ describe('history and undo', () => {
     ok(await ws.session.call('Write', { file_path: 'r.txt', content: 'again\n' }))
   })
 
-  it('limits.historyBytes drops the oldest entries', async () => {
-    const ws = workspace({ preset: 'revka', limits: { historyBytes: 10 } })
-    ok(await ws.session.call('file_write', { path: 'a.txt', content: '123456\n' }))
-    ok(await ws.session.call('file_write', { path: 'a.txt', content: 'abcdef\n' })) // keeps 7 bytes
-    ok(await ws.session.call('file_write', { path: 'a.txt', content: 'ABCDEF\n' })) // 14 > 10: the oldest go
+  it('limits.historyBytes drops the oldest entries (each entry also costs 512 bytes)', async () => {
+    const ws = workspace({ preset: 'revka', limits: { historyBytes: 1100 } })
+    ok(await ws.session.call('file_write', { path: 'a.txt', content: '123456\n' })) // created: 512
+    ok(await ws.session.call('file_write', { path: 'a.txt', content: 'abcdef\n' })) // keeps 7 bytes: 519
+    ok(await ws.session.call('file_write', { path: 'a.txt', content: 'ABCDEF\n' })) // 1550 > 1100: the oldest goes
     const list = ws.session.history()
-    expect(list.at(-1)).toMatchObject({ action: 'replaced', previousBytes: 7 })
-    expect(list.reduce((n, e) => n + (e.previousBytes ?? 0), 0)).toBeLessThanOrEqual(10)
+    expect(list.map((e) => [e.action, e.previousBytes])).toEqual([
+      ['replaced', 7],
+      ['replaced', 7],
+    ])
     await ws.session.undo('a.txt')
     expect(bytesOf(path.join(ws.dir, 'a.txt')).toString()).toBe('abcdef\n')
+  })
+
+  it('content larger than the whole history is not kept, and does not push out the rest', async () => {
+    const ws = workspace({ preset: 'revka', limits: { historyBytes: 2000 } })
+    ok(await ws.session.call('file_write', { path: 'small.txt', content: 'v1\n' }))
+    ok(await ws.session.call('file_write', { path: 'small.txt', content: 'v2\n' }))
+    ok(await ws.session.call('file_write', { path: 'big.txt', content: 'x'.repeat(3000) }))
+    ok(await ws.session.call('file_write', { path: 'big.txt', content: 'y\n' }))
+    expect(ws.session.history().at(-1)).toMatchObject({ path: 'big.txt', action: 'replaced', dropped: true, previousBytes: null })
+    const err = await ws.session.undo('big.txt').catch((e) => e)
+    expect(err.code).toBe('FILE_TOO_LARGE')
+    expect(bytesOf(path.join(ws.dir, 'big.txt')).toString()).toBe('y\n')
+    await ws.session.undo('small.txt')
+    expect(bytesOf(path.join(ws.dir, 'small.txt')).toString()).toBe('v1\n')
   })
 })
 

@@ -36,7 +36,7 @@ export declare class Workspace {
   target(completer: Completer, id: number, path: string, allowOutside?: boolean | undefined | null): void
   /**
    * Writes a file atomically after checking it is still the expected version; the reply
-   * goes to `completer` as `id`.
+   * goes to `completer` as `id`. `path` must be the real path the caller checked.
    */
   write(completer: Completer, id: number, options: WriteOptions): void
   /**
@@ -46,7 +46,7 @@ export declare class Workspace {
   remove(completer: Completer, id: number, options: WriteOptions): void
   /**
    * Applies one exact-match edit and writes it atomically; the reply goes to
-   * `completer` as `id`.
+   * `completer` as `id`. `source` and `path` must be the real paths the caller checked.
    */
   edit(completer: Completer, id: number, options: EditOptions, cancel?: CancelToken | undefined | null): void
   /** Creates the confinement from existing folders (the workspace first). */
@@ -94,6 +94,8 @@ export interface EditOptions {
   allowOutside?: boolean
   /** Whether to return the bytes replaced. @default false */
   keepPrevious?: boolean
+  /** The largest file that may be edited. @default no limit */
+  maxBytes?: number
   /** The file's name in the diff headers. */
   label: string
   /** Most lines of the snippet shown to the model. @default 40 */
@@ -258,6 +260,8 @@ export interface WriteOptions {
   allowOutside?: boolean
   /** Whether to return the bytes replaced. @default false */
   keepPrevious?: boolean
+  /** The largest existing file that may be replaced. @default no limit */
+  maxBytes?: number
 }
 
 /** What a write, edit or removal left on disk. */

@@ -30,6 +30,8 @@ export interface Limits {
   imageMaxBytes: number
   /** Most pixels an image may have to be decoded and downscaled. */
   imageMaxPixels: number
+  /** The largest existing file Write and Edit will replace, in bytes. */
+  editMaxBytes: number
   /** Bytes of replaced content a session keeps for `undo`; the oldest entries go first. */
   historyBytes: number
 }
@@ -50,6 +52,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   imageMaxEdge: 2000,
   imageMaxBytes: 3.75 * 1024 * 1024,
   imageMaxPixels: 50_000_000,
+  editMaxBytes: 64 * 1024 * 1024,
   historyBytes: 64 * 1024 * 1024,
 })
 

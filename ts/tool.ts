@@ -32,6 +32,8 @@ export interface ToolContext {
   history: EditHistory
   consent: ConsentGate
   locks: PathLocks
+  /** Working copies this toolkit made outside the roots (they may be changed in place). */
+  workingCopies: Set<string>
   onPermissionRequest?: PermissionHandler
   dedup: boolean
   countTokens?: (text: string) => Promise<number> | number

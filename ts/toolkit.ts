@@ -84,6 +84,8 @@ export class Toolkit {
   readonly fs: InstanceType<typeof native.Workspace>
   /** The per-path write locks every session shares. @internal */
   readonly locks = new PathLocks()
+  /** Working copies made outside the roots (SPEC §5.2), which may be changed in place. @internal */
+  readonly workingCopies = new Set<string>()
   /** The user's home folder, real. @internal */
   readonly home: string
   /** @internal */
@@ -196,7 +198,7 @@ export class Session {
 
   /** The changes this session made that can still be undone, oldest first. */
   history(): Array<Omit<HistoryEntry, 'previous'> & { previousBytes: number | null }> {
-    return this.changes.list().map(({ previous, ...rest }) => ({ ...rest, previousBytes: previous ? previous.length : null }))
+    return this.changes.list().map(({ previous, ...rest }) => ({ ...rest, dropped: rest.dropped ?? false, previousBytes: previous ? previous.length : null }))
   }
 
   /**
@@ -210,6 +212,11 @@ export class Session {
     const t = await callNative<NativeTarget>((id) => tk.fs.target(completer, id, abs, true), options.signal)
     const entry = this.changes.latest(t.realPath)
     if (!entry) throw new NotFoundError('NOT_FOUND', `This session has no change of ${file} left to undo.`, { data: { path: file } })
+    if (entry.dropped) {
+      throw new FsgateError('FILE_TOO_LARGE', `The content this session's change of ${file} replaced was larger than limits.historyBytes, so it was not kept and cannot be restored.`, {
+        data: { path: file },
+      })
+    }
     return tk.locks.run(t.realPath, async () => {
       const expect = { expectSize: entry.after.size, expectHash: entry.after.hash }
       const allowOutside = !t.inside
@@ -261,6 +268,7 @@ export class Session {
       history: this.changes,
       consent: this.consent,
       locks: tk.locks,
+      workingCopies: tk.workingCopies,
       onPermissionRequest: tk.options.onPermissionRequest,
       dedup: this.dedup,
       countTokens: tk.options.countTokens,

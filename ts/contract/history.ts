@@ -15,11 +15,16 @@ export interface HistoryEntry {
   action: 'created' | 'replaced'
   /** When, in ms since the epoch. */
   at: number
-  /** The bytes replaced (`null` for a creation). */
+  /** The bytes replaced (`null` for a creation, or when they were too large to keep). */
   previous: Buffer | null
+  /** Whether the replaced bytes were too large for the history and were not kept. */
+  dropped?: boolean
   /** The version the change left, which an undo requires to still be there. */
   after: { size: number; hash: string }
 }
+
+/** What an entry costs besides its content, so that many small ones are bounded too. */
+const ENTRY_BYTES = 512
 
 export class EditHistory {
   private readonly entries: HistoryEntry[] = []
@@ -28,11 +33,15 @@ export class EditHistory {
   constructor(private readonly maxBytes: number) {}
 
   add(entry: HistoryEntry): void {
+    // Content larger than the whole history is not kept (that change cannot be undone),
+    // rather than pushing out every other entry.
+    if (entry.previous && entry.previous.length + ENTRY_BYTES > this.maxBytes) {
+      entry = { ...entry, previous: null, dropped: true }
+    }
     this.entries.push(entry)
-    this.bytes += entry.previous?.length ?? 0
+    this.bytes += cost(entry)
     while (this.bytes > this.maxBytes && this.entries.length > 0) {
-      const dropped = this.entries.shift() as HistoryEntry
-      this.bytes -= dropped.previous?.length ?? 0
+      this.bytes -= cost(this.entries.shift() as HistoryEntry)
     }
   }
 
@@ -47,11 +56,15 @@ export class EditHistory {
     const i = this.entries.lastIndexOf(entry)
     if (i < 0) return
     this.entries.splice(i, 1)
-    this.bytes -= entry.previous?.length ?? 0
+    this.bytes -= cost(entry)
   }
 
   /** Every kept entry, oldest first. */
   list(): readonly HistoryEntry[] {
     return [...this.entries]
   }
+}
+
+function cost(entry: HistoryEntry): number {
+  return ENTRY_BYTES + (entry.previous?.length ?? 0)
 }

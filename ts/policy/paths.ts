@@ -47,3 +47,11 @@ export function isWorkingCopy(file: string): boolean {
   const base = path.basename(file)
   return base.endsWith('.edited') || /\.edited\.[^.]+$/.test(base)
 }
+
+/** The original a working copy was made from: the inverse of `workingCopyPath`. */
+export function originalOf(copy: string): string {
+  const dir = path.dirname(copy)
+  const base = path.basename(copy)
+  if (base.endsWith('.edited')) return path.join(dir, base.slice(0, -'.edited'.length))
+  return path.join(dir, base.replace(/\.edited(\.[^.]+)$/, '$1'))
+}

@@ -1,6 +1,7 @@
 /**
  * Protected paths (SPEC §5.1, §5.2): where no write ever lands. Pure decisions on real
- * paths; the caller resolves the path first.
+ * paths; the caller resolves the path first. Names are compared without regard to case,
+ * because on macOS and Windows `~/.SSH` is `~/.ssh`.
  */
 import path from 'node:path'
 
@@ -37,7 +38,7 @@ const SYSTEM = [
   'C:\\ProgramData',
 ]
 
-/** Credentials and keys under the home folder: never written, wherever the roots are. */
+/** Credentials and keys: never written (see `protectedReason` for where they are looked for). */
 const CREDENTIALS = [
   '.ssh',
   '.gnupg',
@@ -57,7 +58,7 @@ const CREDENTIALS = [
   'Library/Keychains',
 ]
 
-/** Files and folders under home that run code later: protected outside the workspace (§5.2). */
+/** Files and folders of a home that run code later: protected outside the roots (§5.2). */
 const RUNS_LATER = [
   '.bashrc',
   '.bashrc.d',
@@ -80,29 +81,38 @@ const RUNS_LATER = [
   '.xsession',
   '.xsessionrc',
   '.pam_environment',
-  '.vimrc',
-  '.config/nvim',
-  '.ipython',
-  '.local/bin',
-  '.config/plasma-workspace',
   '.inputrc',
+  '.vimrc',
   '.gitconfig',
   '.config/git',
   '.config/fish',
+  '.config/nvim',
   '.config/autostart',
   '.config/systemd',
   '.config/environment.d',
+  '.config/plasma-workspace',
   '.local/share/systemd',
+  '.local/bin',
+  '.ipython',
   'Library/LaunchAgents',
 ]
 
+const split = (p: string) => p.toLowerCase().split(/[\\/]+/).filter(Boolean)
+const CREDENTIAL_PARTS = CREDENTIALS.map(split)
+const RUNS_LATER_PARTS = RUNS_LATER.map(split)
+
 /** Why a write to `real` is refused, or null when it is not protected. */
 export function protectedReason(real: string, ctx: ProtectedContext): string | null {
+  const parts = split(real)
   const inRoots = ctx.roots.some((root) => within(real, root))
-  const inHome = (list: readonly string[]) => list.find((rel) => within(real, path.join(ctx.home, rel)))
-  const credential = inHome(CREDENTIALS)
-  if (credential) return `it is inside ~/${credential}, which holds credentials`
-  const parts = real.split(path.sep)
+  // Inside the roots only the user's own home counts (a project's `.docker/` folder is
+  // just files); outside them, any folder of these names, e.g. in another user's home.
+  const home = split(ctx.home)
+  const inHome = within(real, ctx.home) ? parts.slice(home.length) : null
+  const credential = CREDENTIAL_PARTS.findIndex((seq) =>
+    inRoots ? inHome !== null && contains(inHome.slice(0, seq.length), seq) : contains(parts, seq),
+  )
+  if (credential >= 0) return `it is inside ${CREDENTIALS[credential]}, which holds credentials`
   // A repository's internals (its hooks run code), wherever the repository is; a bare
   // repository's hooks too.
   if (parts.includes('.git')) return 'it is inside a .git folder, which only git itself should change'
@@ -110,17 +120,29 @@ export function protectedReason(real: string, ctx: ProtectedContext): string | n
   if (inRoots) return null
   const system = SYSTEM.find((dir) => within(real, dir))
   if (system) return `it is inside ${system}, a system folder`
-  // Outside the roots, a write could plant code that runs later.
-  const startup = inHome(RUNS_LATER)
-  if (startup) return `~/${startup} runs code when a shell, session or service starts`
-  const base = path.basename(real)
+  // Outside the roots, a write could plant code that runs later: in this user's home
+  // or any other (the names are matched wherever they appear).
+  const startup = RUNS_LATER_PARTS.findIndex((seq) => contains(parts, seq))
+  if (startup >= 0) return `${RUNS_LATER[startup]} runs code when a shell, session or service starts`
+  const base = parts[parts.length - 1] ?? ''
   if (base.endsWith('.pth') || base === 'sitecustomize.py' || base === 'usercustomize.py') {
-    return `${base} runs code whenever Python starts`
+    return `${path.basename(real)} runs code whenever Python starts`
   }
   return null
 }
 
+/** Whether `seq` occurs in `parts` as consecutive path components. */
+function contains(parts: readonly string[], seq: readonly string[]): boolean {
+  outer: for (let i = 0; i + seq.length <= parts.length; i++) {
+    for (let j = 0; j < seq.length; j++) if (parts[i + j] !== seq[j]) continue outer
+    return true
+  }
+  return false
+}
+
+/** Whether `p` is `dir` or inside it, ignoring case. */
 function within(p: string, dir: string): boolean {
-  const rel = path.relative(dir, p)
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
+  const a = split(p)
+  const b = split(dir)
+  return b.length <= a.length && b.every((part, i) => a[i] === part)
 }

@@ -8,7 +8,7 @@
 import { FsgateError, InvalidInputError, NotReadError } from '../errors.js'
 import { callNative, completer, type NativeTarget, type NativeWriteResult } from '../native.js'
 import { ConsentGate } from '../policy/consent.js'
-import { displayPath, isWorkingCopy, resolvePath, workingCopyPath } from '../policy/paths.js'
+import { displayPath, isWorkingCopy, originalOf, resolvePath, workingCopyPath } from '../policy/paths.js'
 import { protectedReason } from '../policy/protected.js'
 import type { ToolContext } from '../tool.js'
 
@@ -57,7 +57,7 @@ export async function planChange(ctx: ToolContext, given: string, field: string)
     redirected: false,
     shown: displayPath(ctx.workspace, t.realPath),
   }
-  if (!t.inside && t.exists && !isWorkingCopy(t.realPath)) {
+  if (!t.inside && t.exists && !(await isOwnWorkingCopy(ctx, t.realPath, given))) {
     // Outside the workspace an existing file is never replaced: the change goes to a
     // working copy beside it, and later changes continue from that copy.
     const copyPath = workingCopyPath(t.realPath)
@@ -76,6 +76,17 @@ export async function planChange(ctx: ToolContext, given: string, field: string)
     plan.shown = copy.realPath
   }
   return plan
+}
+
+/**
+ * Whether an outside file is a working copy that may be changed in place: one this
+ * toolkit made, or one named so that sits beside its original. A user's own
+ * `notes.edited.md` with no `notes.md` beside it is an original like any other.
+ */
+async function isOwnWorkingCopy(ctx: ToolContext, real: string, given: string): Promise<boolean> {
+  if (!isWorkingCopy(real)) return false
+  if (ctx.workingCopies.has(real)) return true
+  return (await target(ctx, originalOf(real), true, given)).exists
 }
 
 /** The read-before-write contract's first check (SPEC §3.2 step 2), when the preset has it. */
@@ -119,6 +130,9 @@ export async function requireConsent(ctx: ToolContext, plan: ChangeTarget, grant
 export async function underLock<T>(ctx: ToolContext, plan: ChangeTarget, write: (expect: Expectation) => Promise<T>): Promise<T> {
   return ctx.locks.run(plan.dest, async () => {
     if (ctx.signal?.aborted) throw new FsgateError('ABORTED', 'The call was cancelled by its AbortSignal; nothing was changed.')
+    // Again under the lock: the record may have changed while the call waited (a
+    // forgetReads, a partial read of a newer version), and it must never fail open.
+    requireRead(ctx, plan)
     return write(expectation(ctx, plan))
   })
 }
@@ -138,6 +152,7 @@ function expectation(ctx: ToolContext, plan: ChangeTarget): Expectation {
 
 /** Records a finished change: the new version in the read record, the old one in the history. */
 export function recordChange(ctx: ToolContext, plan: ChangeTarget, w: NativeWriteResult): void {
+  if (plan.redirected) ctx.workingCopies.add(w.realPath)
   ctx.ledger.noteWritten({ realPath: w.realPath, mtimeMs: w.mtimeMs, size: w.size, contentHash: w.hash, totalLines: w.totalLines })
   ctx.history.add({
     realPath: w.realPath,

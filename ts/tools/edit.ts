@@ -7,7 +7,7 @@ import path from 'node:path'
 
 import { z } from 'zod'
 
-import { EditMatchError, FsgateError, NotFoundError } from '../errors.js'
+import { EditMatchError, FsgateError, NotFoundError, StaleFileError } from '../errors.js'
 import { callNative, completer, type NativeEditResult } from '../native.js'
 import { text, type ToolOutput } from '../result.js'
 import { similarNames } from '../similar.js'
@@ -75,7 +75,8 @@ async function edit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> {
   }
   const plan = await planChange(ctx, input.path, ctx.dialect === 'claude' ? 'file_path' : 'path')
   if (!plan.sourceExists && input.old_string !== '') {
-    const near = (await similarNames(plan.real)).map((p) => path.relative(ctx.workspace, p) || p)
+    // Names near a missing file are only suggested where the model may look.
+    const near = plan.inside ? (await similarNames(plan.real)).map((p) => path.relative(ctx.workspace, p) || p) : []
     const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ' To create it, use old_string "".'
     throw new NotFoundError('NOT_FOUND', `File does not exist: ${input.path}.${hint}`, { data: { path: input.path, suggestions: near } })
   }
@@ -97,6 +98,7 @@ async function edit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> {
             stripTrailingWhitespace: !markdown,
             allowOutside: !plan.inside,
             keepPrevious: true,
+            maxBytes: ctx.limits.editMaxBytes,
             label: plan.shown,
             ...expect,
           },
@@ -109,21 +111,23 @@ async function edit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> {
     return r
   }).catch((err) => {
     if (err instanceof FsgateError && err.code === 'FILE_EXISTS') {
-      throw new FsgateError('STALE', `${input.path} was created by another session or program while this call ran, so it was not changed. Read it, then retry.`, {
+      throw new StaleFileError('STALE', `${input.path} was created by another session or program while this call ran, so it was not changed. Read it, then retry.`, {
         data: { path: input.path },
       })
     }
     throw explainChange(err, input.path, ctx)
   })
-  if (r.failure || !r.written) throw failure(r, input, ctx)
+  // A source outside the roots cannot be read, so its text is not shown either.
+  const hidden = !plan.inside
+  if (r.failure || !r.written) throw failure(r, input, ctx, hidden)
   const w = r.written
   const count = r.count ?? 1
   const how = r.matchedBy && r.matchedBy !== 'exact' ? `, old_string matched after normalizing ${RUNG_WORDS[r.matchedBy] ?? r.matchedBy}` : ''
   const made = w.created ? `Created ${plan.shown}` : `Edited ${plan.shown} (${count} replacement${count === 1 ? '' : 's'}${how})`
-  const body = r.snippet ? `\nThe edited lines:\n${r.snippet.replace(/\n$/, "")}` : ''
+  const body = r.snippet && !hidden ? `\nThe edited lines:\n${r.snippet.replace(/\n$/, '')}` : ''
   return {
     content: [text(`${made}.${redirectNote(plan)}${body}`)],
-    data: { ...changeData(plan, w), matchedBy: r.matchedBy, replacements: count, firstLine: r.firstLine, diff: r.diff },
+    data: { ...changeData(plan, w), matchedBy: r.matchedBy, replacements: count, firstLine: r.firstLine, diff: hidden ? null : r.diff },
   }
 }
 
@@ -134,7 +138,7 @@ const RUNG_WORDS: Record<string, string> = {
   'trailing-whitespace': 'trailing whitespace',
 }
 
-function failure(r: NativeEditResult, input: EditInput, ctx: ToolContext): FsgateError {
+function failure(r: NativeEditResult, input: EditInput, ctx: ToolContext, hidden: boolean): FsgateError {
   const f = r.failure
   const readTool = ctx.dialect === 'claude' ? 'Read' : 'file_read'
   switch (f?.code) {
@@ -145,7 +149,7 @@ function failure(r: NativeEditResult, input: EditInput, ctx: ToolContext): Fsgat
         { data: { path: input.path, matches: f.count, matchedBy: f.matchedBy } },
       )
     case 'STRING_NOT_FOUND': {
-      const candidates = f.candidates ?? []
+      const candidates = hidden ? [] : (f.candidates ?? [])
       const near =
         candidates.length > 0
           ? ` The closest lines are:\n${candidates.map((c) => `${c.line}: ${c.text}`).join('\n')}\n`

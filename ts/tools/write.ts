@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 
-import { FsgateError } from '../errors.js'
+import { FsgateError, StaleFileError } from '../errors.js'
 import { callNative, completer, type NativeWriteResult } from '../native.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
@@ -87,6 +87,7 @@ async function write(input: WriteInput, ctx: ToolContext): Promise<ToolOutput> {
           text: input.content,
           allowOutside: !plan.inside,
           keepPrevious: true,
+          maxBytes: ctx.limits.editMaxBytes,
           ...(plan.dest === plan.source ? expect : { expectAbsent: !plan.exists }),
         }),
       ctx.signal,
@@ -97,7 +98,7 @@ async function write(input: WriteInput, ctx: ToolContext): Promise<ToolOutput> {
   }).catch((err) => {
     if (err instanceof FsgateError && err.code === 'FILE_EXISTS') {
       // It did not exist when this call began: someone created it meanwhile.
-      throw new FsgateError('STALE', `${input.path} was created by another session or program while this call ran, so it was not replaced. Read it, then retry.`, {
+      throw new StaleFileError('STALE', `${input.path} was created by another session or program while this call ran, so it was not replaced. Read it, then retry.`, {
         data: { path: input.path },
       })
     }

@@ -12,6 +12,7 @@ use crate::confine::{blocked, check_malformed, follow_links, is_stream_alias, op
 use crate::edit::{apply_edit, EditFailure, EditSpec, Edited};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::hash_bytes;
+use crate::page::group;
 use crate::sniff::{sniff, Kind, TextEncoding};
 
 /// Where a write to a path would land.
@@ -105,6 +106,8 @@ pub struct WriteConfig {
     expect: Expect,
     allow_outside: bool,
     keep_previous: bool,
+    real_only: bool,
+    max_bytes: Option<u64>,
 }
 
 impl WriteConfig {
@@ -124,6 +127,21 @@ impl WriteConfig {
     /// Whether to return the bytes that were replaced. By default, this is disabled.
     pub fn keep_previous(&mut self, yes: bool) -> &mut Self {
         self.keep_previous = yes;
+        self
+    }
+
+    /// Whether the path given must already be the real path (the caller resolved and
+    /// checked it): if it now resolves elsewhere, a folder on it was swapped for a link
+    /// since, and the write is [`ErrorKind::Stale`]. By default, this is disabled.
+    pub fn real_only(&mut self, yes: bool) -> &mut Self {
+        self.real_only = yes;
+        self
+    }
+
+    /// The largest existing file that may be replaced or edited ([`ErrorKind::TooLarge`]
+    /// past it). By default, there is no limit.
+    pub fn max_bytes(&mut self, bytes: Option<u64>) -> &mut Self {
+        self.max_bytes = bytes;
         self
     }
 }
@@ -159,13 +177,26 @@ pub enum Payload<'a> {
     Bytes(&'a [u8]),
 }
 
+/// Resolves where a change lands, holding the caller to the path it checked.
+fn resolve(roots: &Roots, path: &Path, config: &WriteConfig) -> Result<Target> {
+    let target = roots.target(path, config.allow_outside)?;
+    if config.real_only && target.real != path {
+        return Err(Error::new(
+            ErrorKind::Stale,
+            format!("now resolves to {}: a folder on its path was replaced by a link", target.real.display()),
+        )
+        .with_path(path));
+    }
+    Ok(target)
+}
+
 /// Writes `payload` to `path` atomically: the real target is resolved, the current file
 /// checked against `config`'s expectation, the bytes written to a temp file in the same
 /// folder, flushed to disk and renamed over the target (keeping its mode). Missing
 /// folders are created. A crash at any point leaves the old file or the new one.
 pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &WriteConfig) -> Result<Written> {
-    let target = roots.target(path, config.allow_outside)?;
-    let current = read_current(&target, path)?;
+    let target = resolve(roots, path, config)?;
+    let current = read_current(&target, path, config.max_bytes)?;
     check_expectation(config.expect, current.as_ref(), path)?;
     let mut lines = 0;
     let (bytes, encoding) = match payload {
@@ -173,8 +204,19 @@ pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &Wri
         Payload::Text(text) => {
             let text = lf_only(text);
             lines = count_lines(&text);
-            let encoding = match current.as_ref().map(|(bytes, _)| sniff(bytes)) {
-                Some(Kind::Text(enc)) => enc,
+            let encoding = match current.as_ref().map(|(bytes, _)| (sniff(bytes), bytes)) {
+                Some((Kind::Text(enc), bytes)) => {
+                    // Text shown from a file in a legacy encoding has U+FFFD where its
+                    // bytes were; writing that back would destroy them for good.
+                    if text.contains('\u{FFFD}') && decode(bytes).is_err() {
+                        return Err(Error::new(
+                            ErrorKind::Encoding,
+                            "is not valid UTF-8 (it may be Latin-1 or another legacy encoding), and the new content has U+FFFD where its undecodable bytes were",
+                        )
+                        .with_path(path));
+                    }
+                    enc
+                }
                 _ => TextEncoding::Utf8,
             };
             (encode(&text, encoding), encoding)
@@ -184,7 +226,7 @@ pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &Wri
         lines = count_lines(&String::from_utf8_lossy(b));
     }
     let meta = current.as_ref().map(|(_, m)| m);
-    let mut written = replace_atomically(&target.real, &bytes, meta).map_err(|e| e.with_path(path))?;
+    let mut written = replace_atomically(&target.real, &bytes, meta, meta).map_err(|e| e.with_path(path))?;
     written.total_lines = lines;
     written.encoding = encoding;
     written.previous = if config.keep_previous { current.map(|(b, _)| b) } else { None };
@@ -222,8 +264,8 @@ pub fn edit_file(
     config: &WriteConfig,
     cancel: &Cancel,
 ) -> Result<EditOutcome> {
-    let from = roots.target(source, config.allow_outside)?;
-    let current = read_current(&from, source)?;
+    let from = resolve(roots, source, config)?;
+    let current = read_current(&from, source, config.max_bytes)?;
     check_expectation(config.expect, current.as_ref(), source)?;
     let (before, encoding) = match &current {
         Some((bytes, _)) => decode(bytes).map_err(|e| e.with_path(source))?,
@@ -236,18 +278,18 @@ pub fn edit_file(
     };
     cancel.check()?;
     let bytes = encode(&edit.text, encoding);
-    let (dest, dest_meta) = if source == path {
-        (from, current.as_ref().map(|(_, m)| m.clone()))
+    let source_meta = current.as_ref().map(|(_, m)| m);
+    let (dest, replacing) = if source == path {
+        (from, source_meta)
     } else {
-        // A working copy: created beside the source, never over another file.
-        let to = roots.target(path, config.allow_outside)?;
+        // A working copy: created beside the source (with its mode), never over another file.
+        let to = resolve(roots, path, config)?;
         if to.exists {
             return Err(Error::new(ErrorKind::Exists, "already exists").with_path(path));
         }
-        (to, current.as_ref().map(|(_, m)| m.clone()))
+        (to, None)
     };
-    let mut written = replace_atomically(&dest.real, &bytes, dest_meta.as_ref()).map_err(|e| e.with_path(path))?;
-    written.created = !dest.exists;
+    let mut written = replace_atomically(&dest.real, &bytes, source_meta, replacing).map_err(|e| e.with_path(path))?;
     written.total_lines = count_lines(&edit.text);
     written.encoding = encoding;
     written.previous = if config.keep_previous && source == path { current.map(|(b, _)| b) } else { None };
@@ -257,10 +299,12 @@ pub fn edit_file(
 }
 
 /// Removes a file the caller created, if it is still the version expected (an undo of a
-/// creation). Returns the bytes removed.
+/// creation). `path` must be the real path. Returns the bytes removed.
 pub fn remove_file(roots: &Roots, path: &Path, expect: Expect, allow_outside: bool) -> Result<Vec<u8>> {
-    let target = roots.target(path, allow_outside)?;
-    let current = read_current(&target, path)?;
+    let mut config = WriteConfig::default();
+    config.allow_outside(allow_outside).real_only(true);
+    let target = resolve(roots, path, &config)?;
+    let current = read_current(&target, path, None)?;
     check_expectation(expect, current.as_ref(), path)?;
     let Some((bytes, _)) = current else {
         return Err(Error::new(ErrorKind::NotFound, "no such file").with_path(path));
@@ -348,7 +392,7 @@ fn lf_only(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Reads the file at the target, if there is one, through a handle checked to be the
 /// target itself (not a symlink swapped in since it was resolved).
-fn read_current(target: &Target, path: &Path) -> Result<Option<(Vec<u8>, Metadata)>> {
+fn read_current(target: &Target, path: &Path, max_bytes: Option<u64>) -> Result<Option<(Vec<u8>, Metadata)>> {
     if !target.exists {
         // Created since it was resolved? Then it is judged like any existing file.
         if std::fs::symlink_metadata(&target.real).is_err() {
@@ -367,7 +411,21 @@ fn read_current(target: &Target, path: &Path) -> Result<Option<(Vec<u8>, Metadat
             );
         }
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    if let Some(max) = max_bytes.filter(|&max| meta.len() > max) {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!("is {} bytes, over the {} byte limit for write and edit", group(meta.len()), group(max)),
+        )
+        .with_path(path));
+    }
+    if !writable(&target.real) {
+        return Err(Error::new(ErrorKind::PermissionDenied, "is read-only for this process").with_path(path));
+    }
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(meta.len() as usize).map_err(|_| {
+        Error::new(ErrorKind::TooLarge, format!("is {} bytes, more than can be held in memory", group(meta.len())))
+            .with_path(path)
+    })?;
     std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| Error::io(e).with_path(path))?;
     Ok(Some((bytes, meta)))
 }
@@ -389,14 +447,23 @@ fn check_expectation(expect: Expect, current: Option<&(Vec<u8>, Metadata)>, path
     }
 }
 
-/// Writes `bytes` to a temp file beside `real`, flushes it, gives it the mode of the file
-/// it replaces, and renames it over `real`; the folder is flushed too, so the rename
-/// survives a power cut. On failure the temp file is removed and `real` is untouched.
-fn replace_atomically(real: &Path, bytes: &[u8], replacing: Option<&Metadata>) -> Result<Written> {
+/// Writes `bytes` to a temp file beside `real`, with the mode (and owner) of `mode_from`,
+/// flushes it, and moves it into place: over `replacing` (the file read at the start,
+/// which must still be there, unchanged), or, when `replacing` is None, only where no
+/// file is (a file that appeared meanwhile is [`ErrorKind::Exists`], never replaced).
+/// The folder is flushed too, so the change survives a power cut. On failure the temp
+/// file is removed and `real` is untouched.
+fn replace_atomically(
+    real: &Path,
+    bytes: &[u8],
+    mode_from: Option<&Metadata>,
+    replacing: Option<&Metadata>,
+) -> Result<Written> {
     let dir = real.parent().ok_or_else(|| Error::new(ErrorKind::InvalidPath, "has no parent folder"))?;
     let name = real.file_name().ok_or_else(|| Error::new(ErrorKind::InvalidPath, "has no file name"))?;
     std::fs::create_dir_all(dir).map_err(Error::io)?;
-    let (temp, mut file) = create_temp(dir, &name.to_string_lossy())?;
+    // Private until it has the final mode: the new content may be a secret's.
+    let (temp, mut file) = create_temp(dir, &name.to_string_lossy(), mode_from.is_some())?;
     let result = (|| -> Result<()> {
         if let Some(opened) = opened_path(&file) {
             if opened.parent() != Some(dir) {
@@ -406,12 +473,24 @@ fn replace_atomically(real: &Path, bytes: &[u8], replacing: Option<&Metadata>) -
                 ));
             }
         }
-        file.write_all(bytes).map_err(Error::io)?;
-        if let Some(meta) = replacing {
+        if let Some(meta) = mode_from {
+            keep_owner(&file, meta)?;
             file.set_permissions(meta.permissions()).map_err(Error::io)?;
         }
+        file.write_all(bytes).map_err(Error::io)?;
         file.sync_all().map_err(Error::io)?;
-        std::fs::rename(&temp, real).map_err(Error::io)?;
+        match replacing {
+            Some(before) => {
+                // The last look: anything that changed the file since it was read (and
+                // checked) would be lost by the rename.
+                let now = std::fs::symlink_metadata(real).map_err(Error::io)?;
+                if !same_version(before, &now) {
+                    return Err(Error::new(ErrorKind::Stale, "was modified while it was being written"));
+                }
+                std::fs::rename(&temp, real).map_err(Error::io)?;
+            }
+            None => place_new(&temp, real)?,
+        }
         sync_dir(dir);
         Ok(())
     })();
@@ -432,8 +511,75 @@ fn replace_atomically(real: &Path, bytes: &[u8], replacing: Option<&Metadata>) -
     })
 }
 
+/// Moves a finished temp file to a name where no file may be: a hard link fails if one
+/// appeared meanwhile, so nothing is ever replaced. Where the file system has no hard
+/// links, a rename after a last look.
+fn place_new(temp: &Path, real: &Path) -> Result<()> {
+    match std::fs::hard_link(temp, real) {
+        Ok(()) => {
+            let _ = std::fs::remove_file(temp);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(Error::new(ErrorKind::Exists, "was created by someone else while it was being written"))
+        }
+        Err(_) => {
+            if std::fs::symlink_metadata(real).is_ok() {
+                return Err(Error::new(ErrorKind::Exists, "was created by someone else while it was being written"));
+            }
+            std::fs::rename(temp, real).map_err(Error::io)
+        }
+    }
+}
+
+/// Whether two looks at a file saw the same version of it (same file, size and times).
+#[cfg(unix)]
+fn same_version(a: &Metadata, b: &Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino(), a.len(), a.mtime(), a.mtime_nsec(), a.ctime(), a.ctime_nsec())
+        == (b.dev(), b.ino(), b.len(), b.mtime(), b.mtime_nsec(), b.ctime(), b.ctime_nsec())
+}
+
+#[cfg(not(unix))]
+fn same_version(a: &Metadata, b: &Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok()
+}
+
+/// Gives the temp file the owner of the file it replaces, when that differs (a root
+/// process editing a user's file); refused rather than leaving the user locked out.
+#[cfg(unix)]
+fn keep_owner(file: &File, meta: &Metadata) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let own = file.metadata().map_err(Error::io)?;
+    if (own.uid(), own.gid()) == (meta.uid(), meta.gid()) {
+        return Ok(());
+    }
+    std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid())).map_err(|_| {
+        Error::new(ErrorKind::PermissionDenied, "belongs to another user or group, which a rewrite could not keep")
+    })
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_file: &File, _meta: &Metadata) -> Result<()> {
+    Ok(())
+}
+
+/// Whether this process may write the file (a rename would replace even a read-only one).
+#[cfg(unix)]
+fn writable(real: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(real.as_os_str().as_bytes()) else { return false };
+    // SAFETY: c is a valid NUL-terminated path; access only reads it.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
+#[cfg(not(unix))]
+fn writable(real: &Path) -> bool {
+    std::fs::metadata(real).is_ok_and(|m| !m.permissions().readonly())
+}
+
 /// Creates a new, unique temp file in `dir` (never following or reusing an existing name).
-fn create_temp(dir: &Path, name: &str) -> Result<(PathBuf, File)> {
+fn create_temp(dir: &Path, name: &str, private: bool) -> Result<(PathBuf, File)> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     // File names are limited in bytes (255 on most systems): keep the stem short in bytes.
@@ -446,7 +592,16 @@ fn create_temp(dir: &Path, name: &str) -> Result<(PathBuf, File)> {
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let nanos = std::time::SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         let temp = dir.join(format!(".{stem}.{}-{n}-{nanos:x}.fsgate-tmp", std::process::id()));
-        match std::fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        if private {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        #[cfg(not(unix))]
+        let _ = private;
+        match options.open(&temp) {
             Ok(file) => return Ok((temp, file)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(Error::io(e)),
@@ -663,6 +818,58 @@ mod tests {
         assert_eq!(std::fs::read(&copy).unwrap(), b"final\n");
         let again = edit_file(&roots(&dir), &src, &copy, &spec, &WriteConfig::default(), &Cancel::new());
         assert_eq!(again.unwrap_err().kind(), ErrorKind::Exists);
+    }
+
+    #[test]
+    fn a_change_between_the_read_and_the_rename_is_stale_and_a_new_name_is_never_replaced() {
+        let dir = tmp();
+        let p = wfile(&dir, "f.txt", b"old");
+        let seen = std::fs::metadata(&p).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&p, b"theirs").unwrap();
+        let err = replace_atomically(&p, b"mine", Some(&seen), Some(&seen)).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Stale);
+        assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
+        let err = replace_atomically(&p, b"mine", None, None).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Exists);
+        assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
+        assert!(temps(&dir).is_empty());
+    }
+
+    #[test]
+    fn real_only_refuses_a_path_that_resolves_elsewhere_and_max_bytes_caps_the_file() {
+        let dir = tmp();
+        let p = wfile(&dir, "big.txt", b"0123456789");
+        let mut cfg = WriteConfig::default();
+        cfg.max_bytes(Some(9));
+        assert_eq!(write_file(&roots(&dir), &p, Payload::Text("x"), &cfg).unwrap_err().kind(), ErrorKind::TooLarge);
+        cfg.max_bytes(Some(10)).real_only(true);
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&p, dir.join("alias.txt")).unwrap();
+            let err = write_file(&roots(&dir), &dir.join("alias.txt"), Payload::Text("x"), &cfg).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::Stale);
+        }
+        assert!(write_file(&roots(&dir), &std::fs::canonicalize(&p).unwrap(), Payload::Text("x"), &cfg).is_ok());
+    }
+
+    #[test]
+    fn writing_replacement_characters_over_a_legacy_file_is_refused() {
+        let dir = tmp();
+        let p = wfile(&dir, "l.txt", b"caf\xE9\n");
+        let err = write_file(&roots(&dir), &p, Payload::Text("caf\u{FFFD}!\n"), &WriteConfig::default()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Encoding);
+        assert_eq!(std::fs::read(&p).unwrap(), b"caf\xE9\n");
+        assert!(write_file(&roots(&dir), &p, Payload::Text("caf\u{E9}!\n"), &WriteConfig::default()).is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_temp_file_is_private_until_it_has_the_final_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tmp();
+        let (temp, _file) = create_temp(&dir, "secret.env", true).unwrap();
+        assert_eq!(std::fs::metadata(&temp).unwrap().permissions().mode() & 0o777, 0o600);
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub struct WriteOptions {
     pub allow_outside: Option<bool>,
     /// Whether to return the bytes replaced. @default false
     pub keep_previous: Option<bool>,
+    /// The largest existing file that may be replaced. @default no limit
+    pub max_bytes: Option<f64>,
 }
 
 /// What a write, edit or removal left on disk.
@@ -118,6 +120,8 @@ pub struct EditOptions {
     pub allow_outside: Option<bool>,
     /// Whether to return the bytes replaced. @default false
     pub keep_previous: Option<bool>,
+    /// The largest file that may be edited. @default no limit
+    pub max_bytes: Option<f64>,
     /// The file's name in the diff headers.
     pub label: String,
     /// Most lines of the snippet shown to the model. @default 40
@@ -213,7 +217,7 @@ impl Workspace {
     }
 
     /// Writes a file atomically after checking it is still the expected version; the reply
-    /// goes to `completer` as `id`.
+    /// goes to `completer` as `id`. `path` must be the real path the caller checked.
     #[napi]
     pub fn write(&self, completer: &Completer, id: u32, options: WriteOptions) -> Result<()> {
         let roots = self.roots.clone();
@@ -221,7 +225,9 @@ impl Workspace {
         config
             .expect(expectation(options.expect_absent, options.expect_size, options.expect_hash.as_deref())?)
             .allow_outside(options.allow_outside.unwrap_or(false))
-            .keep_previous(options.keep_previous.unwrap_or(false));
+            .keep_previous(options.keep_previous.unwrap_or(false))
+            .max_bytes(options.max_bytes.map(|b| b.max(0.0) as u64))
+            .real_only(true);
         let path = PathBuf::from(options.path);
         let (text, bytes) = (options.text, options.bytes);
         if text.is_none() && bytes.is_none() {
@@ -263,7 +269,7 @@ impl Workspace {
     }
 
     /// Applies one exact-match edit and writes it atomically; the reply goes to
-    /// `completer` as `id`.
+    /// `completer` as `id`. `source` and `path` must be the real paths the caller checked.
     #[napi]
     pub fn edit(
         &self,
@@ -278,7 +284,9 @@ impl Workspace {
         config
             .expect(expectation(options.expect_absent, options.expect_size, options.expect_hash.as_deref())?)
             .allow_outside(options.allow_outside.unwrap_or(false))
-            .keep_previous(options.keep_previous.unwrap_or(false));
+            .keep_previous(options.keep_previous.unwrap_or(false))
+            .max_bytes(options.max_bytes.map(|b| b.max(0.0) as u64))
+            .real_only(true);
         let snippet_lines = options.snippet_lines.unwrap_or(40) as usize;
         let diff_lines = options.diff_lines.unwrap_or(400) as usize;
         run_on_pool(completer, id, AnyReply::Edit, move || {
