@@ -7,7 +7,7 @@ use fsgate_core as core;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::{cancel_of, run_on_pool, AnyReply, CancelToken, Completer, Workspace};
+use crate::{cancel_of, run_on_io_pool, run_on_pool, AnyReply, CancelToken, Completer, Workspace};
 
 /// Where a write would land.
 #[napi(object)]
@@ -233,7 +233,7 @@ impl Workspace {
         if text.is_none() && bytes.is_none() {
             return Err(Error::new(Status::InvalidArg, "write needs text or bytes"));
         }
-        run_on_pool(completer, id, AnyReply::Written, move || {
+        run_on_io_pool(completer, id, AnyReply::Written, move || {
             let payload = match (&text, &bytes) {
                 (Some(t), _) => core::Payload::Text(t),
                 (None, Some(b)) => core::Payload::Bytes(b),
@@ -252,7 +252,7 @@ impl Workspace {
         let expect = expectation(options.expect_absent, options.expect_size, options.expect_hash.as_deref())?;
         let allow_outside = options.allow_outside.unwrap_or(false);
         let path = PathBuf::from(options.path);
-        run_on_pool(completer, id, AnyReply::Written, move || {
+        run_on_io_pool(completer, id, AnyReply::Written, move || {
             let bytes = core::remove_file(&roots, &path, expect, allow_outside)?;
             Ok(WriteResult {
                 real_path: path.display().to_string(),
@@ -289,7 +289,7 @@ impl Workspace {
             .real_only(true);
         let snippet_lines = options.snippet_lines.unwrap_or(40) as usize;
         let diff_lines = options.diff_lines.unwrap_or(400) as usize;
-        run_on_pool(completer, id, AnyReply::Edit, move || {
+        run_on_io_pool(completer, id, AnyReply::Edit, move || {
             let spec = core::EditSpec {
                 old: &options.old_string,
                 new: &options.new_string,

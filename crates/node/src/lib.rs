@@ -30,6 +30,18 @@ static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
         .expect("the fsgate worker pool starts")
 });
 
+/// The pool for work that waits on the disk (writes flushed with fsync): more threads
+/// than cores, so that many conversations' writes wait for the disk together instead of
+/// queueing behind one another and the compute pool stays free for reads and searches.
+static IO_POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    rayon::ThreadPoolBuilder::new()
+        .num_threads((cores * 4).clamp(4, 16))
+        .thread_name(|i| format!("fsgate-io-{i}"))
+        .build()
+        .expect("the fsgate I/O pool starts")
+});
+
 /// Delivers finished work to JavaScript. One per loaded module (per JS environment):
 /// every call names the request it answers, and all results arrive through this one
 /// threadsafe function, so a call costs a queue push, not a promise bridge of its own.
@@ -102,8 +114,25 @@ where
     T: Send + 'static,
     F: FnOnce() -> core::Result<T> + Send + 'static,
 {
+    run_on(&POOL, completer, id, wrap, work)
+}
+
+/// Like [`run_on_pool`], on the I/O pool: for work that spends its time waiting on the disk.
+pub(crate) fn run_on_io_pool<T, F>(completer: &Completer, id: u32, wrap: fn(Reply<T>) -> AnyReply, work: F)
+where
+    T: Send + 'static,
+    F: FnOnce() -> core::Result<T> + Send + 'static,
+{
+    run_on(&IO_POOL, completer, id, wrap, work)
+}
+
+fn run_on<T, F>(pool: &rayon::ThreadPool, completer: &Completer, id: u32, wrap: fn(Reply<T>) -> AnyReply, work: F)
+where
+    T: Send + 'static,
+    F: FnOnce() -> core::Result<T> + Send + 'static,
+{
     let done = completer.done.clone();
-    POOL.spawn(move || {
+    pool.spawn(move || {
         let reply = match catch_unwind(AssertUnwindSafe(work)) {
             Ok(Ok(value)) => Reply { value: Some(value), error: None },
             Ok(Err(err)) => Reply { value: None, error: Some(NativeError::from(&err)) },
