@@ -5,7 +5,7 @@
  * call that checks the version one last time and writes atomically → the record, the
  * history and the facts of the result.
  */
-import { FsgateError, InvalidInputError, NotReadError } from '../errors.js'
+import { AbortedError, FsgateError, InvalidInputError, NotReadError } from '../errors.js'
 import { callNative, completer, type NativeTarget, type NativeWriteResult } from '../native.js'
 import { ConsentGate } from '../policy/consent.js'
 import { displayPath, isWorkingCopy, originalOf, resolvePath, workingCopyPath } from '../policy/paths.js'
@@ -129,7 +129,7 @@ export async function requireConsent(ctx: ToolContext, plan: ChangeTarget, grant
  */
 export async function underLock<T>(ctx: ToolContext, plan: ChangeTarget, write: (expect: Expectation) => Promise<T>): Promise<T> {
   return ctx.locks.run(plan.dest, async () => {
-    if (ctx.signal?.aborted) throw new FsgateError('ABORTED', 'The call was cancelled by its AbortSignal; nothing was changed.')
+    if (ctx.signal?.aborted) throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal; nothing was changed.')
     // Again under the lock: the record may have changed while the call waited (a
     // forgetReads, a partial read of a newer version), and it must never fail open.
     requireRead(ctx, plan)
