@@ -159,3 +159,36 @@ describe('bounds and ownership', () => {
     expect(textOf({ content: [{ type: 'text', text: fs.readFileSync(f, 'utf8') }] })).toBe('v2\n')
   })
 })
+
+describe('fixes from a second review', () => {
+  it('a folder that differs from the workspace only in case is not inside it (on a case-sensitive file system)', async () => {
+    const base = tempDir('fsgate-cs-')
+    const app = path.join(base, 'App')
+    fs.mkdirSync(app)
+    fs.mkdirSync(path.join(base, 'app'))
+    const fx = workspace({ preset: 'consent' }, app)
+    for (const rel of ['app/.ssh/authorized_keys', 'app/.bashrc']) {
+      fails(await fx.session.call('write_file', { path: path.join(base, rel), content: 'x\n' }), 'PROTECTED_PATH')
+      expect(fs.existsSync(path.join(base, rel))).toBe(false)
+    }
+  })
+
+  it('a *.edited name beside a folder of the original name is an original, not an error', async () => {
+    const fx = workspace({ preset: 'consent' })
+    const out = tempDir('fsgate-outside-')
+    fs.mkdirSync(path.join(out, 'build'))
+    const file = put(out, 'build.edited', 'mine\n')
+    const r = await fx.session.call('write_file', { path: file, content: 'new\n', overwrite: true })
+    ok(r)
+    expect(r.data?.realPath).toBe(path.join(out, 'build.edited.edited'))
+    expect(fs.readFileSync(file, 'utf8')).toBe('mine\n')
+  })
+
+  it('FILE_TOO_LARGE names the path and says what to do', async () => {
+    const fx = workspace({ preset: 'revka', limits: { editMaxBytes: 10 } })
+    put(fx.dir, 'big.txt', 'x'.repeat(20))
+    const text = fails(await fx.session.call('file_write', { path: 'big.txt', content: 'y\n' }), 'FILE_TOO_LARGE')
+    expect(text).toMatch(/^big\.txt is 20 bytes, over the 10 byte limit/)
+    expect(text).toMatch(/was not changed/)
+  })
+})

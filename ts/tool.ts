@@ -19,8 +19,6 @@ import type { native } from './native.js'
 /** Everything a tool's `run` may use; built by the session for each call. */
 export interface ToolContext {
   workspace: string
-  /** The workspace and allowedPaths, real. */
-  roots: readonly string[]
   /** The user's home folder, real. */
   home: string
   sessionId: string

@@ -257,7 +257,6 @@ export class Session {
     const tk = this.toolkit
     return {
       workspace: tk.workspace,
-      roots: [tk.workspace, ...tk.allowedPaths],
       home: tk.home,
       sessionId: this.id,
       fs: tk.fs,

@@ -6,10 +6,8 @@
 import path from 'node:path'
 
 export interface ProtectedContext {
-  /** The workspace and allowedPaths, real. */
-  roots: readonly string[]
-  /** The workspace, real. */
-  workspace: string
+  /** Whether the real path is inside the workspace or allowedPaths (as the native layer decided). */
+  inside: boolean
   /** The user's home folder, real. */
   home: string
 }
@@ -104,7 +102,7 @@ const RUNS_LATER_PARTS = RUNS_LATER.map(split)
 /** Why a write to `real` is refused, or null when it is not protected. */
 export function protectedReason(real: string, ctx: ProtectedContext): string | null {
   const parts = split(real)
-  const inRoots = ctx.roots.some((root) => within(real, root))
+  const inRoots = ctx.inside
   // Inside the roots only the user's own home counts (a project's `.docker/` folder is
   // just files); outside them, any folder of these names, e.g. in another user's home.
   const home = split(ctx.home)

@@ -45,7 +45,7 @@ export async function planChange(ctx: ToolContext, given: string, field: string)
   if (/[/\\]$/.test(given)) {
     throw new InvalidInputError('INVALID_INPUT', `${field} ends with a path separator, so it names a folder. Give the path of a file.`, { data: { field } })
   }
-  refuseProtected(ctx, t.realPath, given)
+  refuseProtected(ctx, t.realPath, given, t.inside)
   const plan: ChangeTarget = {
     given,
     real: t.realPath,
@@ -68,7 +68,7 @@ export async function planChange(ctx: ToolContext, given: string, field: string)
         data: { path: given, realPath: copyPath },
       })
     }
-    refuseProtected(ctx, copy.realPath, given)
+    refuseProtected(ctx, copy.realPath, given, false)
     plan.dest = copy.realPath
     plan.exists = copy.exists
     plan.source = copy.exists ? copy.realPath : t.realPath
@@ -86,7 +86,11 @@ export async function planChange(ctx: ToolContext, given: string, field: string)
 async function isOwnWorkingCopy(ctx: ToolContext, real: string, given: string): Promise<boolean> {
   if (!isWorkingCopy(real)) return false
   if (ctx.workingCopies.has(real)) return true
-  return (await target(ctx, originalOf(real), true, given)).exists
+  // An "original" that is a folder or cannot be resolved is no original.
+  return target(ctx, originalOf(real), true, given).then(
+    (t) => t.exists,
+    () => false,
+  )
 }
 
 /** The read-before-write contract's first check (SPEC §3.2 step 2), when the preset has it. */
@@ -197,8 +201,8 @@ async function target(ctx: ToolContext, abs: string, allowOutside: boolean, give
   })
 }
 
-function refuseProtected(ctx: ToolContext, real: string, given: string): void {
-  const why = protectedReason(real, { roots: ctx.roots, workspace: ctx.workspace, home: ctx.home })
+function refuseProtected(ctx: ToolContext, real: string, given: string, inside: boolean): void {
+  const why = protectedReason(real, { inside, home: ctx.home })
   if (why) {
     throw new FsgateError('PROTECTED_PATH', `${given} is protected and is never written: ${why}. Choose another path.`, {
       data: { path: given, realPath: real },
@@ -223,6 +227,8 @@ export function explainChange(err: unknown, given: string, ctx: ToolContext): un
       return say(`${given} is a device, FIFO, socket or other special file, which is never written. Write a regular file.`)
     case 'PERMISSION_DENIED':
       return say(`Permission denied writing ${given}: this process may not change it. Nothing was changed.`)
+    case 'FILE_TOO_LARGE':
+      return say(`${given} ${err.message}, so it was not changed. Make the change with a shell tool or ask the user; a file this large is too big to rewrite through this tool.`)
     case 'ENCODING':
       return say(`${given} ${err.message}, so it cannot be edited without corrupting it. Nothing was changed; write it anew with the write tool only if replacing it whole is acceptable.`)
     case 'INVALID_INPUT':

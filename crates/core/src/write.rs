@@ -43,9 +43,12 @@ impl Roots {
         }
         let real = match std::fs::canonicalize(path) {
             Ok(real) => real,
-            Err(_) => follow_links(path).map_err(|_| {
-                Error::new(ErrorKind::InvalidPath, "has a symlink loop or too many symlinks").with_path(path)
-            })?,
+            Err(_) => {
+                let followed = follow_links(path).map_err(|_| {
+                    Error::new(ErrorKind::InvalidPath, "has a symlink loop or too many symlinks").with_path(path)
+                })?;
+                canonical_prefix(&followed)
+            }
         };
         let inside = self.contains(&real);
         if !inside && !allow_outside {
@@ -81,6 +84,19 @@ impl Roots {
             mtime_ms: meta.as_ref().map_or(0.0, mtime_ms),
         })
     }
+}
+
+/// A path whose last parts do not exist yet, with its existing part in the system's
+/// canonical form (the form the roots are in: `\\?\C:\` on Windows, the real case of
+/// each name on macOS), so that it compares equal to the roots and to later resolutions.
+fn canonical_prefix(path: &Path) -> PathBuf {
+    for base in path.ancestors().skip(1) {
+        if let Ok(real) = std::fs::canonicalize(base) {
+            let rest = path.strip_prefix(base).unwrap_or(path);
+            return real.join(rest);
+        }
+    }
+    path.to_path_buf()
 }
 
 /// What the caller expects to find at the path just before the write.
@@ -196,7 +212,7 @@ fn resolve(roots: &Roots, path: &Path, config: &WriteConfig) -> Result<Target> {
 /// folders are created. A crash at any point leaves the old file or the new one.
 pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &WriteConfig) -> Result<Written> {
     let target = resolve(roots, path, config)?;
-    let current = read_current(&target, path, config.max_bytes)?;
+    let current = read_current(&target, path, config.max_bytes, true)?;
     check_expectation(config.expect, current.as_ref(), path)?;
     let mut lines = 0;
     let (bytes, encoding) = match payload {
@@ -225,8 +241,10 @@ pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &Wri
     if let Payload::Bytes(b) = payload {
         lines = count_lines(&String::from_utf8_lossy(b));
     }
-    let meta = current.as_ref().map(|(_, m)| m);
-    let mut written = replace_atomically(&target.real, &bytes, meta, meta).map_err(|e| e.with_path(path))?;
+    let carry =
+        Carry { permissions: current.as_ref().map(|(_, m)| m.permissions()), owner: current.as_ref().map(|(_, m)| m) };
+    let replacing = current.as_ref().map(|(b, m)| (m, &b[..]));
+    let mut written = replace_atomically(&target.real, &bytes, carry, replacing).map_err(|e| e.with_path(path))?;
     written.total_lines = lines;
     written.encoding = encoding;
     written.previous = if config.keep_previous { current.map(|(b, _)| b) } else { None };
@@ -265,7 +283,7 @@ pub fn edit_file(
     cancel: &Cancel,
 ) -> Result<EditOutcome> {
     let from = resolve(roots, source, config)?;
-    let current = read_current(&from, source, config.max_bytes)?;
+    let current = read_current(&from, source, config.max_bytes, source == path)?;
     check_expectation(config.expect, current.as_ref(), source)?;
     let (before, encoding) = match &current {
         Some((bytes, _)) => decode(bytes).map_err(|e| e.with_path(source))?,
@@ -278,18 +296,22 @@ pub fn edit_file(
     };
     cancel.check()?;
     let bytes = encode(&edit.text, encoding);
-    let source_meta = current.as_ref().map(|(_, m)| m);
-    let (dest, replacing) = if source == path {
-        (from, source_meta)
+    let (dest, carry, replacing) = if source == path {
+        let carry = Carry {
+            permissions: current.as_ref().map(|(_, m)| m.permissions()),
+            owner: current.as_ref().map(|(_, m)| m),
+        };
+        (from, carry, current.as_ref().map(|(b, m)| (m, &b[..])))
     } else {
-        // A working copy: created beside the source (with its mode), never over another file.
+        // A working copy: created beside the source, never over another file. It is the
+        // writer's own file, with the source's mode plus the right to write it again.
         let to = resolve(roots, path, config)?;
         if to.exists {
             return Err(Error::new(ErrorKind::Exists, "already exists").with_path(path));
         }
-        (to, None)
+        (to, Carry { permissions: current.as_ref().map(|(_, m)| writable_by_owner(m)), owner: None }, None)
     };
-    let mut written = replace_atomically(&dest.real, &bytes, source_meta, replacing).map_err(|e| e.with_path(path))?;
+    let mut written = replace_atomically(&dest.real, &bytes, carry, replacing).map_err(|e| e.with_path(path))?;
     written.total_lines = count_lines(&edit.text);
     written.encoding = encoding;
     written.previous = if config.keep_previous && source == path { current.map(|(b, _)| b) } else { None };
@@ -304,7 +326,7 @@ pub fn remove_file(roots: &Roots, path: &Path, expect: Expect, allow_outside: bo
     let mut config = WriteConfig::default();
     config.allow_outside(allow_outside).real_only(true);
     let target = resolve(roots, path, &config)?;
-    let current = read_current(&target, path, None)?;
+    let current = read_current(&target, path, None, true)?;
     check_expectation(expect, current.as_ref(), path)?;
     let Some((bytes, _)) = current else {
         return Err(Error::new(ErrorKind::NotFound, "no such file").with_path(path));
@@ -391,8 +413,14 @@ fn lf_only(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Reads the file at the target, if there is one, through a handle checked to be the
-/// target itself (not a symlink swapped in since it was resolved).
-fn read_current(target: &Target, path: &Path, max_bytes: Option<u64>) -> Result<Option<(Vec<u8>, Metadata)>> {
+/// target itself. `replaced` says whether it will be written over (and so must be
+/// writable), rather than only read (the source of a working copy).
+fn read_current(
+    target: &Target,
+    path: &Path,
+    max_bytes: Option<u64>,
+    replaced: bool,
+) -> Result<Option<(Vec<u8>, Metadata)>> {
     if !target.exists {
         // Created since it was resolved? Then it is judged like any existing file.
         if std::fs::symlink_metadata(&target.real).is_err() {
@@ -418,7 +446,7 @@ fn read_current(target: &Target, path: &Path, max_bytes: Option<u64>) -> Result<
         )
         .with_path(path));
     }
-    if !writable(&target.real) {
+    if replaced && !writable(&target.real) {
         return Err(Error::new(ErrorKind::PermissionDenied, "is read-only for this process").with_path(path));
     }
     let mut bytes = Vec::new();
@@ -426,7 +454,17 @@ fn read_current(target: &Target, path: &Path, max_bytes: Option<u64>) -> Result<
         Error::new(ErrorKind::TooLarge, format!("is {} bytes, more than can be held in memory", group(meta.len())))
             .with_path(path)
     })?;
-    std::io::Read::read_to_end(&mut file, &mut bytes).map_err(|e| Error::io(e).with_path(path))?;
+    // Bounded even if the file grows while it is read.
+    let cap = max_bytes.map_or(u64::MAX, |max| max.saturating_add(1));
+    std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, cap), &mut bytes)
+        .map_err(|e| Error::io(e).with_path(path))?;
+    if let Some(max) = max_bytes.filter(|&max| bytes.len() as u64 > max) {
+        return Err(Error::new(
+            ErrorKind::TooLarge,
+            format!("grew past the {} byte limit while it was read", group(max)),
+        )
+        .with_path(path));
+    }
     Ok(Some((bytes, meta)))
 }
 
@@ -447,23 +485,33 @@ fn check_expectation(expect: Expect, current: Option<&(Vec<u8>, Metadata)>, path
     }
 }
 
-/// Writes `bytes` to a temp file beside `real`, with the mode (and owner) of `mode_from`,
+/// What a new version carries over from the file it replaces (or is copied from).
+#[derive(Default)]
+struct Carry<'a> {
+    /// The permissions to give it (None: a new file's default).
+    permissions: Option<std::fs::Permissions>,
+    /// The file whose owner and group it should keep.
+    owner: Option<&'a Metadata>,
+}
+
+/// Writes `bytes` to a temp file beside `real` (private until it has its final mode),
 /// flushes it, and moves it into place: over `replacing` (the file read at the start,
-/// which must still be there, unchanged), or, when `replacing` is None, only where no
-/// file is (a file that appeared meanwhile is [`ErrorKind::Exists`], never replaced).
-/// The folder is flushed too, so the change survives a power cut. On failure the temp
-/// file is removed and `real` is untouched.
+/// with the bytes read, which must still be what is there), or, when `replacing` is
+/// None, only where no file is (a file that appeared meanwhile is [`ErrorKind::Exists`],
+/// never replaced). The folder is flushed too, so the change survives a power cut. On
+/// failure the temp file is removed and `real` is untouched.
 fn replace_atomically(
     real: &Path,
     bytes: &[u8],
-    mode_from: Option<&Metadata>,
-    replacing: Option<&Metadata>,
+    carry: Carry<'_>,
+    replacing: Option<(&Metadata, &[u8])>,
 ) -> Result<Written> {
     let dir = real.parent().ok_or_else(|| Error::new(ErrorKind::InvalidPath, "has no parent folder"))?;
     let name = real.file_name().ok_or_else(|| Error::new(ErrorKind::InvalidPath, "has no file name"))?;
-    std::fs::create_dir_all(dir).map_err(Error::io)?;
-    // Private until it has the final mode: the new content may be a secret's.
-    let (temp, mut file) = create_temp(dir, &name.to_string_lossy(), mode_from.is_some())?;
+    if !dir.is_dir() {
+        std::fs::create_dir_all(dir).map_err(Error::io)?;
+    }
+    let (temp, mut file) = create_temp(dir, &name.to_string_lossy(), carry.permissions.is_some())?;
     let result = (|| -> Result<()> {
         if let Some(opened) = opened_path(&file) {
             if opened.parent() != Some(dir) {
@@ -473,18 +521,20 @@ fn replace_atomically(
                 ));
             }
         }
-        if let Some(meta) = mode_from {
-            keep_owner(&file, meta)?;
-            file.set_permissions(meta.permissions()).map_err(Error::io)?;
+        if let Some(meta) = carry.owner {
+            keep_owner(&file, meta);
         }
         file.write_all(bytes).map_err(Error::io)?;
+        // After the bytes: a write by a process that is not root clears setuid and setgid.
+        if let Some(permissions) = carry.permissions {
+            file.set_permissions(permissions).map_err(Error::io)?;
+        }
         file.sync_all().map_err(Error::io)?;
         match replacing {
-            Some(before) => {
+            Some((before, read)) => {
                 // The last look: anything that changed the file since it was read (and
                 // checked) would be lost by the rename.
-                let now = std::fs::symlink_metadata(real).map_err(Error::io)?;
-                if !same_version(before, &now) {
+                if !unchanged_since(real, before, read)? {
                     return Err(Error::new(ErrorKind::Stale, "was modified while it was being written"));
                 }
                 std::fs::rename(&temp, real).map_err(Error::io)?;
@@ -509,6 +559,28 @@ fn replace_atomically(
         encoding: TextEncoding::Utf8,
         previous: None,
     })
+}
+
+/// Whether the file at `real` is still the one read as `read` (with metadata `before`):
+/// the same file and times settle it at once; if only the times moved (a touch, a
+/// chmod), the bytes decide, so a touch is not a change.
+fn unchanged_since(real: &Path, before: &Metadata, read: &[u8]) -> Result<bool> {
+    let now = match std::fs::symlink_metadata(real) {
+        Ok(now) => now,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Error::io(e)),
+    };
+    if same_version(before, &now) {
+        return Ok(true);
+    }
+    if !same_file(before, &now) || now.len() != read.len() as u64 {
+        return Ok(false);
+    }
+    let mut again = Vec::with_capacity(read.len());
+    let (mut file, _) = crate::confine::open_regular(real)?;
+    std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, read.len() as u64 + 1), &mut again)
+        .map_err(Error::io)?;
+    Ok(again == read)
 }
 
 /// Moves a finished temp file to a name where no file may be: a hard link fails if one
@@ -545,23 +617,50 @@ fn same_version(a: &Metadata, b: &Metadata) -> bool {
     a.len() == b.len() && a.modified().ok() == b.modified().ok()
 }
 
-/// Gives the temp file the owner of the file it replaces, when that differs (a root
-/// process editing a user's file); refused rather than leaving the user locked out.
+/// Whether two looks saw the same file (not a new one renamed into its place).
 #[cfg(unix)]
-fn keep_owner(file: &File, meta: &Metadata) -> Result<()> {
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
-    let own = file.metadata().map_err(Error::io)?;
-    if (own.uid(), own.gid()) == (meta.uid(), meta.gid()) {
-        return Ok(());
-    }
-    std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid())).map_err(|_| {
-        Error::new(ErrorKind::PermissionDenied, "belongs to another user or group, which a rewrite could not keep")
-    })
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
 }
 
 #[cfg(not(unix))]
-fn keep_owner(_file: &File, _meta: &Metadata) -> Result<()> {
-    Ok(())
+fn same_file(_a: &Metadata, _b: &Metadata) -> bool {
+    true
+}
+
+/// Gives the temp file the owner and group of the file it replaces, as far as this
+/// process may: root keeps both (a root agent editing a user's file must not take it
+/// over); anyone else keeps the group where they belong to it and becomes the owner, as
+/// `sed -i` and safe-saving editors do.
+#[cfg(unix)]
+fn keep_owner(file: &File, meta: &Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(own) = file.metadata() else { return };
+    if (own.uid(), own.gid()) == (meta.uid(), meta.gid()) {
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let uid = root.then_some(meta.uid());
+    let _ = std::os::unix::fs::fchown(file, uid, Some(meta.gid()));
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_file: &File, _meta: &Metadata) {}
+
+/// A source's permissions with the owner's write bit added: a working copy is the
+/// writer's to change again.
+fn writable_by_owner(meta: &Metadata) -> std::fs::Permissions {
+    let mut permissions = meta.permissions();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        permissions.set_mode((permissions.mode() & 0o777) | 0o200);
+    }
+    #[cfg(not(unix))]
+    permissions.set_readonly(false);
+    permissions
 }
 
 /// Whether this process may write the file (a rename would replace even a read-only one).
@@ -827,13 +926,63 @@ mod tests {
         let seen = std::fs::metadata(&p).unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::write(&p, b"theirs").unwrap();
-        let err = replace_atomically(&p, b"mine", Some(&seen), Some(&seen)).unwrap_err();
+        let carry = Carry { permissions: Some(seen.permissions()), owner: Some(&seen) };
+        let err = replace_atomically(&p, b"mine", carry, Some((&seen, &b"old"[..]))).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Stale);
         assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
-        let err = replace_atomically(&p, b"mine", None, None).unwrap_err();
+        let err = replace_atomically(&p, b"mine", Carry::default(), None).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Exists);
         assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
         assert!(temps(&dir).is_empty());
+    }
+
+    #[test]
+    fn a_touch_between_the_read_and_the_rename_is_not_a_change() {
+        let dir = tmp();
+        let p = wfile(&dir, "f.txt", b"same");
+        let seen = std::fs::metadata(&p).unwrap();
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+        std::fs::File::options().write(true).open(&p).unwrap().set_modified(later).unwrap();
+        assert!(unchanged_since(&p, &seen, b"same").unwrap());
+        let carry = Carry { permissions: Some(seen.permissions()), owner: Some(&seen) };
+        replace_atomically(&p, b"mine", carry, Some((&seen, &b"same"[..]))).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"mine");
+        std::fs::write(&p, b"MINE").unwrap();
+        assert!(!unchanged_since(&p, &seen, b"mine").unwrap());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_working_copy_of_a_read_only_file_is_writable_by_its_owner() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tmp();
+        let src = wfile(&dir, "ro.md", b"draft\n");
+        std::fs::set_permissions(&src, std::fs::Permissions::from_mode(0o444)).unwrap();
+        let copy = dir.join("ro.edited.md");
+        let spec = EditSpec { old: "draft", new: "final", replace_all: false, strip_trailing_whitespace: false };
+        let out = edit_file(&roots(&dir), &src, &copy, &spec, &WriteConfig::default(), &Cancel::new()).unwrap();
+        assert!(matches!(out, EditOutcome::Done { .. }));
+        assert_eq!(std::fs::metadata(&copy).unwrap().permissions().mode() & 0o777, 0o644);
+        assert_eq!(std::fs::metadata(&src).unwrap().permissions().mode() & 0o777, 0o444);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn setuid_and_setgid_bits_are_kept() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tmp();
+        let p = wfile(&dir, "tool", b"#!/bin/sh\n");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o6755)).unwrap();
+        write_file(&roots(&dir), &p, Payload::Text("#!/bin/sh\necho\n"), &WriteConfig::default()).unwrap();
+        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o7777, 0o6755);
+    }
+
+    #[test]
+    fn a_new_file_under_missing_folders_resolves_to_the_canonical_form_of_its_existing_part() {
+        let dir = tmp();
+        let t = roots(&dir).target(&dir.join("a/b/new.txt"), false).unwrap();
+        assert_eq!(t.real, std::fs::canonicalize(&dir).unwrap().join("a/b/new.txt"));
+        assert!(t.inside && !t.exists);
     }
 
     #[test]
