@@ -186,6 +186,26 @@ fn expectation(absent: Option<bool>, size: Option<f64>, hash: Option<&str>) -> R
     }
 }
 
+/// The core's write configuration from the checks both option objects carry. Paths from
+/// JavaScript are always the real paths it checked, so the core holds them to that.
+fn write_config(
+    absent: Option<bool>,
+    size: Option<f64>,
+    hash: Option<&str>,
+    allow_outside: Option<bool>,
+    keep_previous: Option<bool>,
+    max_bytes: Option<f64>,
+) -> Result<core::WriteConfig> {
+    let mut config = core::WriteConfig::default();
+    config
+        .expect(expectation(absent, size, hash)?)
+        .allow_outside(allow_outside.unwrap_or(false))
+        .keep_previous(keep_previous.unwrap_or(false))
+        .max_bytes(max_bytes.map(|b| b.max(0.0) as u64))
+        .real_only(true);
+    Ok(config)
+}
+
 fn failure_info(failure: core::EditFailure) -> EditFailureInfo {
     let mut info = EditFailureInfo { code: String::new(), count: None, matched_by: None, candidates: None };
     match failure {
@@ -221,13 +241,14 @@ impl Workspace {
     #[napi]
     pub fn write(&self, completer: &Completer, id: u32, options: WriteOptions) -> Result<()> {
         let roots = self.roots.clone();
-        let mut config = core::WriteConfig::default();
-        config
-            .expect(expectation(options.expect_absent, options.expect_size, options.expect_hash.as_deref())?)
-            .allow_outside(options.allow_outside.unwrap_or(false))
-            .keep_previous(options.keep_previous.unwrap_or(false))
-            .max_bytes(options.max_bytes.map(|b| b.max(0.0) as u64))
-            .real_only(true);
+        let config = write_config(
+            options.expect_absent,
+            options.expect_size,
+            options.expect_hash.as_deref(),
+            options.allow_outside,
+            options.keep_previous,
+            options.max_bytes,
+        )?;
         let path = PathBuf::from(options.path);
         let (text, bytes) = (options.text, options.bytes);
         if text.is_none() && bytes.is_none() {
@@ -280,13 +301,14 @@ impl Workspace {
     ) -> Result<()> {
         let roots = self.roots.clone();
         let cancel = cancel_of(cancel);
-        let mut config = core::WriteConfig::default();
-        config
-            .expect(expectation(options.expect_absent, options.expect_size, options.expect_hash.as_deref())?)
-            .allow_outside(options.allow_outside.unwrap_or(false))
-            .keep_previous(options.keep_previous.unwrap_or(false))
-            .max_bytes(options.max_bytes.map(|b| b.max(0.0) as u64))
-            .real_only(true);
+        let config = write_config(
+            options.expect_absent,
+            options.expect_size,
+            options.expect_hash.as_deref(),
+            options.allow_outside,
+            options.keep_previous,
+            options.max_bytes,
+        )?;
         let snippet_lines = options.snippet_lines.unwrap_or(40) as usize;
         let diff_lines = options.diff_lines.unwrap_or(400) as usize;
         run_on_io_pool(completer, id, AnyReply::Edit, move || {
