@@ -29,15 +29,23 @@ export const BIG_LINES = 1_050_000
 
 /** ~130 MiB of text: BIG_LINES lines of 130 bytes with their newline. */
 export function bigTextFile() {
-  const file = path.join(DATA, 'read', 'big.txt')
-  const size = BIG_LINES * 130
+  return numberedLinesFile(path.join('read', 'big.txt'), BIG_LINES)
+}
+
+/**
+ * A file of `lines` numbered lines of 130 bytes (`bigLine`), at `rel` under the data
+ * folder, generated once and reused while its size is right.
+ */
+export function numberedLinesFile(rel, lines) {
+  const file = path.join(DATA, rel)
+  const size = lines * 130
   if (existsSync(file) && statSync(file).size === size) return { file, size, generated: false }
   mkdirSync(path.dirname(file), { recursive: true })
   const fd = openSync(file, 'w')
   let chunk = []
-  for (let n = 1; n <= BIG_LINES; n++) {
+  for (let n = 1; n <= lines; n++) {
     chunk.push(bigLine(n))
-    if (chunk.length === 20_000 || n === BIG_LINES) {
+    if (chunk.length === 20_000 || n === lines) {
       writeSync(fd, chunk.join('\n') + '\n')
       chunk = []
     }

@@ -1,12 +1,12 @@
 // The edit benchmarks: one line of a 10 MiB file changed through `session.call` against
 // plain Node, and small-file edits with 32 sessions in flight. run.mjs calls benchEdit
 // with its section and goal helpers, which print the tables and collect the goals.
-import { copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
+import { copyFileSync, fsyncSync, mkdirSync, openSync, closeSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { open, readFile, rename, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 
-import { bigLine, DATA } from './data.mjs'
+import { bigLine, DATA, numberedLinesFile } from './data.mjs'
 import { fmtMs, fmtNum, median, now, percentile, rng, table } from './lib.mjs'
 
 /** Lines of 130 bytes in the large file: 10,485,800 bytes, 10.0 MiB. */
@@ -29,22 +29,7 @@ export async function benchEdit(ctx) {
 
 /** The 10 MiB text file the large-file edits start from, generated once. */
 function largeEditFile() {
-  const file = path.join(DATA, 'edit', 'large-10MiB.txt')
-  const size = EDIT_LINES * 130
-  if (existsSync(file) && statSync(file).size === size) return { file, size, generated: false }
-  mkdirSync(path.dirname(file), { recursive: true })
-  const fd = openSync(file, 'w')
-  let chunk = []
-  for (let n = 1; n <= EDIT_LINES; n++) {
-    chunk.push(bigLine(n))
-    if (chunk.length === 20_000 || n === EDIT_LINES) {
-      writeSync(fd, chunk.join('\n') + '\n')
-      chunk = []
-    }
-  }
-  closeSync(fd)
-  if (statSync(file).size !== size) throw new Error(`generated ${file} has the wrong size`)
-  return { file, size, generated: true }
+  return numberedLinesFile(path.join('edit', 'large-10MiB.txt'), EDIT_LINES)
 }
 
 /** A line near the middle that ends in '.', so no trailing whitespace is stripped from it. */

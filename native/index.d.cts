@@ -55,6 +55,22 @@ export declare class Workspace {
   read(completer: Completer, id: number, options: ReadOptions, cancel?: CancelToken | undefined | null): void
 }
 
+/** The checks of a write, edit or removal. Paths are the real paths the caller checked. */
+export interface ChangeChecks {
+  /** The file must not exist. @default false */
+  expectAbsent?: boolean
+  /** The size the file must still have (with `expectHash`). */
+  expectSize?: number
+  /** The content hash the file must still have (32 hex digits). */
+  expectHash?: string
+  /** Whether real paths may lie outside the roots. @default false */
+  allowOutside?: boolean
+  /** Whether to return the bytes replaced. @default false */
+  keepPrevious?: boolean
+  /** The largest existing file that may be replaced or edited. @default no limit */
+  maxBytes?: number
+}
+
 /** Counts o200k tokens of a text on the worker pool; the reply goes to `completer` as `id`. */
 export declare function countTokens(completer: Completer, id: number, text: string): void
 
@@ -84,18 +100,8 @@ export interface EditOptions {
   replaceAll?: boolean
   /** Strip trailing whitespace from new_string's lines. @default true */
   stripTrailingWhitespace?: boolean
-  /** The source must not exist (a creation). @default false */
-  expectAbsent?: boolean
-  /** The size the source must still have (with `expectHash`). */
-  expectSize?: number
-  /** The content hash the source must still have (32 hex digits). */
-  expectHash?: string
-  /** Whether real paths may lie outside the roots. @default false */
-  allowOutside?: boolean
-  /** Whether to return the bytes replaced. @default false */
-  keepPrevious?: boolean
-  /** The largest file that may be edited. @default no limit */
-  maxBytes?: number
+  /** What must hold of the source when the edit is written. */
+  checks: ChangeChecks
   /** The file's name in the diff headers. */
   label: string
   /** Most lines of the snippet shown to the model. @default 40 */
@@ -250,18 +256,8 @@ export interface WriteOptions {
   text?: string
   /** Bytes to write as they are (a restore); used when `text` is absent. */
   bytes?: Buffer
-  /** The file must not exist. @default false */
-  expectAbsent?: boolean
-  /** The size the file must still have (with `expectHash`). */
-  expectSize?: number
-  /** The content hash the file must still have (32 hex digits). */
-  expectHash?: string
-  /** Whether the real path may lie outside the roots. @default false */
-  allowOutside?: boolean
-  /** Whether to return the bytes replaced. @default false */
-  keepPrevious?: boolean
-  /** The largest existing file that may be replaced. @default no limit */
-  maxBytes?: number
+  /** What must hold when the bytes are written. */
+  checks: ChangeChecks
 }
 
 /** What a write, edit or removal left on disk. */

@@ -17,6 +17,7 @@ export type NativeError = Binding.NativeError
 export type NativeWriteResult = Binding.WriteResult
 export type NativeEditResult = Binding.EditResult
 export type NativeTarget = Binding.TargetResult
+export type NativeChecks = Binding.ChangeChecks
 type Reply = { value?: unknown; error?: NativeError }
 
 const waiting = new Map<number, (reply: Reply) => void>()

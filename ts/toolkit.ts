@@ -218,13 +218,12 @@ export class Session {
       })
     }
     return tk.locks.run(t.realPath, async () => {
-      const expect = { expectSize: entry.after.size, expectHash: entry.after.hash }
-      const allowOutside = !t.inside
+      const checks = { expectSize: entry.after.size, expectHash: entry.after.hash, allowOutside: !t.inside }
       await callNative<NativeWriteResult>(
         (id) =>
           entry.previous
-            ? tk.fs.write(completer, id, { path: t.realPath, bytes: entry.previous, allowOutside, ...expect })
-            : tk.fs.remove(completer, id, { path: t.realPath, allowOutside, ...expect }),
+            ? tk.fs.write(completer, id, { path: t.realPath, bytes: entry.previous, checks })
+            : tk.fs.remove(completer, id, { path: t.realPath, checks }),
         options.signal,
       ).catch((err) => {
         if (err instanceof FsgateError && err.code === 'STALE') {

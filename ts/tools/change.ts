@@ -6,7 +6,7 @@
  * history and the facts of the result.
  */
 import { AbortedError, FsgateError, InvalidInputError, NotReadError } from '../errors.js'
-import { callNative, completer, type NativeTarget, type NativeWriteResult } from '../native.js'
+import { callNative, completer, type NativeChecks, type NativeTarget, type NativeWriteResult } from '../native.js'
 import { ConsentGate } from '../policy/consent.js'
 import { displayPath, isWorkingCopy, originalOf, resolvePath, workingCopyPath } from '../policy/paths.js'
 import { protectedReason } from '../policy/protected.js'
@@ -127,28 +127,31 @@ export async function requireConsent(ctx: ToolContext, plan: ChangeTarget, grant
 }
 
 /**
- * Runs the native write under the path's lock. The version it must find is taken from
- * the read record inside the lock, so a session's own queued changes follow each other
- * without a re-read, and anyone else's change in between is STALE.
+ * Runs the native write under the path's lock, with the checks it must make at the last
+ * moment. The version it must find is taken from the read record inside the lock, so a
+ * session's own queued changes follow each other without a re-read, and anyone else's
+ * change in between is STALE. `checked` says which file the version is of: the file
+ * written (Write), or the file whose text is changed (Edit, which may write a new
+ * working copy of it).
  */
-export async function underLock<T>(ctx: ToolContext, plan: ChangeTarget, write: (expect: Expectation) => Promise<T>): Promise<T> {
+export async function underLock<T>(
+  ctx: ToolContext,
+  plan: ChangeTarget,
+  checked: 'dest' | 'source',
+  write: (checks: NativeChecks) => Promise<T>,
+): Promise<T> {
   return ctx.locks.run(plan.dest, async () => {
     if (ctx.signal?.aborted) throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal; nothing was changed.')
     // Again under the lock: the record may have changed while the call waited (a
     // forgetReads, a partial read of a newer version), and it must never fail open.
     requireRead(ctx, plan)
-    return write(expectation(ctx, plan))
+    return write({ allowOutside: !plan.inside, keepPrevious: true, maxBytes: ctx.limits.editMaxBytes, ...expectation(ctx, plan, checked) })
   })
 }
 
-export interface Expectation {
-  expectAbsent?: boolean
-  expectSize?: number
-  expectHash?: string
-}
-
-function expectation(ctx: ToolContext, plan: ChangeTarget): Expectation {
-  if (!plan.sourceExists) return { expectAbsent: true }
+function expectation(ctx: ToolContext, plan: ChangeTarget, checked: 'dest' | 'source'): NativeChecks {
+  // A new working copy: nothing may be in its place.
+  if (!plan.sourceExists || (checked === 'dest' && plan.dest !== plan.source)) return { expectAbsent: true }
   const record = ctx.ledger.get(plan.source)
   if (ctx.preset.readBeforeWrite && record) return { expectSize: record.size, expectHash: record.contentHash }
   return {}

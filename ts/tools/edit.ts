@@ -83,7 +83,7 @@ async function edit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> {
   requireRead(ctx, plan)
   if (plan.sourceExists) await requireConsent(ctx, plan, input.grant_phrase)
   const markdown = /\.mdx?$/i.test(plan.dest)
-  const r = await underLock(ctx, plan, async (expect) => {
+  const r = await underLock(ctx, plan, 'source', async (checks) => {
     const r = await callNative<NativeEditResult>(
       (id, cancel) =>
         ctx.fs.edit(
@@ -96,11 +96,8 @@ async function edit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> {
             newString: input.new_string,
             replaceAll: input.replace_all ?? false,
             stripTrailingWhitespace: !markdown,
-            allowOutside: !plan.inside,
-            keepPrevious: true,
-            maxBytes: ctx.limits.editMaxBytes,
             label: plan.shown,
-            ...expect,
+            checks,
           },
           cancel,
         ),

@@ -45,18 +45,41 @@ pub struct WriteOptions {
     pub text: Option<String>,
     /// Bytes to write as they are (a restore); used when `text` is absent.
     pub bytes: Option<Buffer>,
+    /// What must hold when the bytes are written.
+    pub checks: ChangeChecks,
+}
+
+/// The checks of a write, edit or removal. Paths are the real paths the caller checked.
+#[napi(object)]
+pub struct ChangeChecks {
     /// The file must not exist. @default false
     pub expect_absent: Option<bool>,
     /// The size the file must still have (with `expectHash`).
     pub expect_size: Option<f64>,
     /// The content hash the file must still have (32 hex digits).
     pub expect_hash: Option<String>,
-    /// Whether the real path may lie outside the roots. @default false
+    /// Whether real paths may lie outside the roots. @default false
     pub allow_outside: Option<bool>,
     /// Whether to return the bytes replaced. @default false
     pub keep_previous: Option<bool>,
-    /// The largest existing file that may be replaced. @default no limit
+    /// The largest existing file that may be replaced or edited. @default no limit
     pub max_bytes: Option<f64>,
+}
+
+impl TryFrom<&ChangeChecks> for core::WriteConfig {
+    type Error = Error;
+
+    fn try_from(c: &ChangeChecks) -> Result<core::WriteConfig> {
+        let mut config = core::WriteConfig::default();
+        config
+            .expect(expectation(c.expect_absent, c.expect_size, c.expect_hash.as_deref())?)
+            .allow_outside(c.allow_outside.unwrap_or(false))
+            .keep_previous(c.keep_previous.unwrap_or(false))
+            .max_bytes(c.max_bytes.map(|b| b.max(0.0) as u64))
+            // Paths from JavaScript are the real paths it checked: hold the core to them.
+            .real_only(true);
+        Ok(config)
+    }
 }
 
 /// What a write, edit or removal left on disk.
@@ -110,18 +133,8 @@ pub struct EditOptions {
     pub replace_all: Option<bool>,
     /// Strip trailing whitespace from new_string's lines. @default true
     pub strip_trailing_whitespace: Option<bool>,
-    /// The source must not exist (a creation). @default false
-    pub expect_absent: Option<bool>,
-    /// The size the source must still have (with `expectHash`).
-    pub expect_size: Option<f64>,
-    /// The content hash the source must still have (32 hex digits).
-    pub expect_hash: Option<String>,
-    /// Whether real paths may lie outside the roots. @default false
-    pub allow_outside: Option<bool>,
-    /// Whether to return the bytes replaced. @default false
-    pub keep_previous: Option<bool>,
-    /// The largest file that may be edited. @default no limit
-    pub max_bytes: Option<f64>,
+    /// What must hold of the source when the edit is written.
+    pub checks: ChangeChecks,
     /// The file's name in the diff headers.
     pub label: String,
     /// Most lines of the snippet shown to the model. @default 40
@@ -186,26 +199,6 @@ fn expectation(absent: Option<bool>, size: Option<f64>, hash: Option<&str>) -> R
     }
 }
 
-/// The core's write configuration from the checks both option objects carry. Paths from
-/// JavaScript are always the real paths it checked, so the core holds them to that.
-fn write_config(
-    absent: Option<bool>,
-    size: Option<f64>,
-    hash: Option<&str>,
-    allow_outside: Option<bool>,
-    keep_previous: Option<bool>,
-    max_bytes: Option<f64>,
-) -> Result<core::WriteConfig> {
-    let mut config = core::WriteConfig::default();
-    config
-        .expect(expectation(absent, size, hash)?)
-        .allow_outside(allow_outside.unwrap_or(false))
-        .keep_previous(keep_previous.unwrap_or(false))
-        .max_bytes(max_bytes.map(|b| b.max(0.0) as u64))
-        .real_only(true);
-    Ok(config)
-}
-
 fn failure_info(failure: core::EditFailure) -> EditFailureInfo {
     let mut info = EditFailureInfo { code: String::new(), count: None, matched_by: None, candidates: None };
     match failure {
@@ -241,14 +234,7 @@ impl Workspace {
     #[napi]
     pub fn write(&self, completer: &Completer, id: u32, options: WriteOptions) -> Result<()> {
         let roots = self.roots.clone();
-        let config = write_config(
-            options.expect_absent,
-            options.expect_size,
-            options.expect_hash.as_deref(),
-            options.allow_outside,
-            options.keep_previous,
-            options.max_bytes,
-        )?;
+        let config = core::WriteConfig::try_from(&options.checks)?;
         let path = PathBuf::from(options.path);
         let (text, bytes) = (options.text, options.bytes);
         if text.is_none() && bytes.is_none() {
@@ -270,8 +256,9 @@ impl Workspace {
     #[napi]
     pub fn remove(&self, completer: &Completer, id: u32, options: WriteOptions) -> Result<()> {
         let roots = self.roots.clone();
-        let expect = expectation(options.expect_absent, options.expect_size, options.expect_hash.as_deref())?;
-        let allow_outside = options.allow_outside.unwrap_or(false);
+        let checks = &options.checks;
+        let expect = expectation(checks.expect_absent, checks.expect_size, checks.expect_hash.as_deref())?;
+        let allow_outside = checks.allow_outside.unwrap_or(false);
         let path = PathBuf::from(options.path);
         run_on_io_pool(completer, id, AnyReply::Written, move || {
             let bytes = core::remove_file(&roots, &path, expect, allow_outside)?;
@@ -301,14 +288,7 @@ impl Workspace {
     ) -> Result<()> {
         let roots = self.roots.clone();
         let cancel = cancel_of(cancel);
-        let config = write_config(
-            options.expect_absent,
-            options.expect_size,
-            options.expect_hash.as_deref(),
-            options.allow_outside,
-            options.keep_previous,
-            options.max_bytes,
-        )?;
+        let config = core::WriteConfig::try_from(&options.checks)?;
         let snippet_lines = options.snippet_lines.unwrap_or(40) as usize;
         let diff_lines = options.diff_lines.unwrap_or(400) as usize;
         run_on_io_pool(completer, id, AnyReply::Edit, move || {

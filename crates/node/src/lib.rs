@@ -18,7 +18,9 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
 mod change;
-pub use change::{EditFailureInfo, EditOptions, EditResult, LineCandidate, TargetResult, WriteOptions, WriteResult};
+pub use change::{
+    ChangeChecks, EditFailureInfo, EditOptions, EditResult, LineCandidate, TargetResult, WriteOptions, WriteResult,
+};
 
 /// The addon's worker pool: one thread per core, never the JS thread or libuv's pool.
 static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
