@@ -49,6 +49,10 @@ export declare class Workspace {
    * `completer` as `id`. `source` and `path` must be the real paths the caller checked.
    */
   edit(completer: Completer, id: number, options: EditOptions, cancel?: CancelToken | undefined | null): void
+  /** Lists the files matching a glob on the worker pool; the reply goes to `completer` as `id`. */
+  glob(completer: Completer, id: number, options: GlobOptions, cancel?: CancelToken | undefined | null): void
+  /** Searches file contents on the worker pool; the reply goes to `completer` as `id`. */
+  grep(completer: Completer, id: number, options: GrepOptions, cancel?: CancelToken | undefined | null): void
   /** Creates the confinement from existing folders (the workspace first). */
   constructor(roots: Array<string>)
   /** Reads a file inside the roots on the worker pool; the reply goes to `completer` as `id`. */
@@ -126,6 +130,86 @@ export interface EditResult {
   firstLine?: number
   /** Why nothing was written. */
   failure?: EditFailureInfo
+}
+
+/** Options of [`Workspace::glob`]. */
+export interface GlobOptions {
+  /** Absolute path of the folder to list. */
+  path: string
+  /** Paths under this folder (the workspace) are shown relative to it. */
+  displayRoot: string
+  /** The glob, relative to `path`. */
+  pattern: string
+  /** Which files the walk yields. */
+  walk: WalkOptions
+  /** Most recently modified first instead of by path. @default false */
+  newestFirst?: boolean
+  /** Most paths returned. @default 1000 */
+  limit?: number
+}
+
+/** Files a glob matched. */
+export interface GlobResult {
+  /** The paths, in order, separated by NUL characters. */
+  paths: string
+  /** Every file that matched (more than the paths when over the limit). */
+  total: number
+  /** Folders that could not be read. */
+  errors: Array<string>
+}
+
+/** Options of [`Workspace::grep`]. */
+export interface GrepOptions {
+  /** Absolute path of the folder or file to search. */
+  path: string
+  /** Paths under this folder (the workspace) are shown relative to it. */
+  displayRoot: string
+  /** The regular expression (Rust syntax). */
+  pattern: string
+  /** Which files the walk yields. */
+  walk: WalkOptions
+  /** "content", "files_with_matches" or "count". @default "content" */
+  mode?: string
+  /** @default false */
+  caseInsensitive?: boolean
+  /** Matches may span lines; `.` matches a newline. @default false */
+  multiline?: boolean
+  /** Context lines before each match. @default 0 */
+  before?: number
+  /** Context lines after each match. @default 0 */
+  after?: number
+  /** Most results (matching lines, files or counts). @default 1000 */
+  limit?: number
+  /** Results skipped first. @default 0 */
+  offset?: number
+  /** Line numbers in content mode. @default true */
+  lineNumbers?: boolean
+  /** Characters of a line shown. @default 500 */
+  maxColumns?: number
+}
+
+/** What a content search found. */
+export interface GrepResult {
+  /** The report: one line per result, by path then line. */
+  text: string
+  /** The files shown, in order, separated by NUL characters. */
+  files: string
+  /** Matching lines (count mode: matches) of each file shown. */
+  counts: Array<number>
+  /** Results shown. */
+  shown: number
+  /** Files with a match. */
+  matchedFiles: number
+  /** Matching lines found (a lower bound when truncated). */
+  matches: number
+  /** Whether results were left out. */
+  truncated: boolean
+  /** Lines cut to the column limit. */
+  cutLines: number
+  /** Binary files skipped. */
+  binaryFiles: number
+  /** Files or folders that could not be read. */
+  errors: Array<string>
 }
 
 /**
@@ -246,6 +330,18 @@ export interface TargetResult {
   size: number
   /** Modification time, ms since the epoch (0 when missing). */
   mtimeMs: number
+}
+
+/** Which files a search walks. */
+export interface WalkOptions {
+  /** Include hidden files and folders (never `.git` and the like). @default false */
+  includeHidden?: boolean
+  /** Include files that ignore files leave out. @default false */
+  includeIgnored?: boolean
+  /** Globs a file's path (relative to the folder searched) must match; `!glob` excludes. */
+  globs?: Array<string>
+  /** One of ripgrep's file types (`rust`, `ts`, `py`, …). */
+  fileType?: string
 }
 
 /** Options of [`Workspace::write`] and [`Workspace::remove`]. */

@@ -18,6 +18,9 @@ export type NativeWriteResult = Binding.WriteResult
 export type NativeEditResult = Binding.EditResult
 export type NativeTarget = Binding.TargetResult
 export type NativeChecks = Binding.ChangeChecks
+export type NativeWalkOptions = Binding.WalkOptions
+export type NativeGlobResult = Binding.GlobResult
+export type NativeGrepResult = Binding.GrepResult
 type Reply = { value?: unknown; error?: NativeError }
 
 const waiting = new Map<number, (reply: Reply) => void>()

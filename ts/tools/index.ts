@@ -1,7 +1,9 @@
 import type { Tool } from '../tool.js'
 import { editTool } from './edit.js'
+import { globTool } from './glob.js'
+import { grepTool } from './grep.js'
 import { readTool } from './read.js'
 import { writeTool } from './write.js'
 
 /** Every tool, in the order definitions list them. */
-export const TOOLS: ReadonlyArray<Tool<never>> = [readTool, writeTool, editTool] as unknown as ReadonlyArray<Tool<never>>
+export const TOOLS: ReadonlyArray<Tool<never>> = [readTool, writeTool, editTool, globTool, grepTool] as unknown as ReadonlyArray<Tool<never>>

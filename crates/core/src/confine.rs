@@ -226,7 +226,7 @@ pub(crate) fn check_malformed(path: &Path) -> Result<()> {
     Ok(())
 }
 
-fn outside(path: &Path, real: &Path) -> Error {
+pub(crate) fn outside(path: &Path, real: &Path) -> Error {
     Error::new(ErrorKind::OutsideRoots, format!("resolves to {} which is outside the allowed folders", real.display()))
         .with_path(path)
 }

@@ -53,6 +53,8 @@ mod cancel;
 mod confine;
 mod edit;
 mod error;
+mod glob;
+mod grep;
 mod hash;
 mod image;
 mod index;
@@ -62,12 +64,15 @@ mod sniff;
 #[cfg(test)]
 mod testutil;
 mod tokens;
+mod walk;
 mod write;
 
 pub use crate::cancel::Cancel;
 pub use crate::confine::{open_regular, Opened, Roots};
 pub use crate::edit::{apply_edit, snippet, unified_diff, Candidate, EditFailure, EditSpec, Edited, Rung};
 pub use crate::error::{Error, ErrorKind, Result};
+pub use crate::glob::{glob_files, GlobConfig, GlobOrder, GlobOutcome};
+pub use crate::grep::{grep, GrepConfig, GrepMode, GrepOutcome};
 pub use crate::hash::{hash_bytes, hash_file, hash_reader, hex128, ContentHasher, HASH_CHUNK};
 pub use crate::image::{shape_image, ImageConfig, ShapedImage};
 pub use crate::index::IndexCache;
@@ -75,6 +80,7 @@ pub use crate::page::{group, page, LineStyle, Page, PageConfig};
 pub use crate::read::{read_file, read_file_cached, Content, ReadConfig, ReadOutcome};
 pub use crate::sniff::{sniff, ImageFormat, Kind, TextEncoding, SNIFF_BYTES};
 pub use crate::tokens::{count_tokens, lines_within};
+pub use crate::walk::WalkConfig;
 pub use crate::write::{
     decode, edit_file, encode, remove_file, write_file, EditOutcome, Expect, Payload, Target, WriteConfig, Written,
 };

@@ -18,3 +18,14 @@ pub(crate) fn wfile(dir: &Path, name: &str, data: &[u8]) -> PathBuf {
     std::fs::write(&p, data).unwrap();
     p
 }
+
+/// A new temporary folder holding `files` (path, contents), folders made as needed.
+pub(crate) fn tree(files: &[(&str, &str)]) -> PathBuf {
+    let dir = tmp();
+    for (path, text) in files {
+        let full = dir.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    }
+    dir
+}

@@ -18,9 +18,11 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
 mod change;
+mod search;
 pub use change::{
     ChangeChecks, EditFailureInfo, EditOptions, EditResult, LineCandidate, TargetResult, WriteOptions, WriteResult,
 };
+pub use search::{GlobOptions, GlobResult, GrepOptions, GrepResult, WalkOptions};
 
 /// The addon's worker pool: one thread per core, never the JS thread or libuv's pool.
 static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
@@ -75,6 +77,10 @@ pub enum AnyReply {
     Written(Reply<WriteResult>),
     /// From `Workspace.edit`.
     Edit(Reply<EditResult>),
+    /// From `Workspace.glob`.
+    Glob(Reply<GlobResult>),
+    /// From `Workspace.grep`.
+    Grep(Reply<GrepResult>),
 }
 
 impl ToNapiValue for AnyReply {
@@ -86,6 +92,8 @@ impl ToNapiValue for AnyReply {
             AnyReply::Target(r) => Reply::to_napi_value(env, r),
             AnyReply::Written(r) => Reply::to_napi_value(env, r),
             AnyReply::Edit(r) => Reply::to_napi_value(env, r),
+            AnyReply::Glob(r) => Reply::to_napi_value(env, r),
+            AnyReply::Grep(r) => Reply::to_napi_value(env, r),
         }
     }
 }
@@ -167,6 +175,8 @@ pub fn code_of(kind: core::ErrorKind) -> &'static str {
         K::Stale => "STALE",
         K::Exists => "FILE_EXISTS",
         K::Encoding => "ENCODING",
+        K::InvalidPattern => "INVALID_PATTERN",
+        K::InvalidInput => "INVALID_INPUT",
         _ => "IO_ERROR",
     }
 }

@@ -1,0 +1,207 @@
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::UNIX_EPOCH;
+
+use crate::cancel::Cancel;
+use crate::error::Result;
+use crate::walk::{self, Start, WalkConfig};
+use crate::Roots;
+
+/// The order of [`glob_files`]'s results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GlobOrder {
+    /// By path, component by component (the order of `rg --files --sort path`).
+    #[default]
+    Path,
+    /// Most recently modified first, then by path.
+    Newest,
+}
+
+/// Options of [`glob_files`].
+#[derive(Clone, Debug)]
+pub struct GlobConfig {
+    walk: WalkConfig,
+    order: GlobOrder,
+    limit: usize,
+}
+
+impl Default for GlobConfig {
+    fn default() -> GlobConfig {
+        GlobConfig { walk: WalkConfig::default(), order: GlobOrder::Path, limit: 1000 }
+    }
+}
+
+impl GlobConfig {
+    /// The walk: ignore rules, hidden files, threads. The glob pattern itself is given
+    /// to [`glob_files`].
+    pub fn walk(&mut self) -> &mut WalkConfig {
+        &mut self.walk
+    }
+
+    /// The order of the results. By default, this is [`GlobOrder::Path`].
+    pub fn order(&mut self, order: GlobOrder) -> &mut Self {
+        self.order = order;
+        self
+    }
+
+    /// The most paths returned; the rest are counted. By default, this is 1000.
+    pub fn limit(&mut self, limit: usize) -> &mut Self {
+        self.limit = limit;
+        self
+    }
+}
+
+/// The files [`glob_files`] found.
+#[derive(Debug)]
+pub struct GlobOutcome {
+    /// The paths, in order, at most the limit: relative to the display root when
+    /// inside it, else absolute.
+    pub paths: Vec<String>,
+    /// Every file that matched.
+    pub total: usize,
+    /// Folders that could not be read, as messages.
+    pub errors: Vec<String>,
+}
+
+/// Lists the files under `base` whose path relative to `base` matches `pattern`
+/// (ripgrep's `--glob` rules: `*.rs` at any depth, `src/**/*.rs` from `base`; braces
+/// and classes), honouring ignore files and skipping hidden files as configured.
+///
+/// `base` must be a folder inside the roots. Paths are shown relative to
+/// `display_root` (the workspace).
+pub fn glob_files(
+    roots: &Roots,
+    base: &Path,
+    display_root: &Path,
+    pattern: &str,
+    config: &GlobConfig,
+    cancel: &Cancel,
+) -> Result<GlobOutcome> {
+    let dir = match walk::start(roots, base)? {
+        Start::Dir(dir) => dir,
+        Start::File(_) => {
+            return Err(crate::Error::new(crate::ErrorKind::InvalidInput, "is a file, not a folder").with_path(base))
+        }
+    };
+    let mut walk_config = config.walk.clone();
+    walk_config.globs(&[pattern]);
+    let found: Mutex<Vec<(PathBuf, i128)>> = Mutex::new(Vec::new());
+    let newest = config.order == GlobOrder::Newest;
+    let errors = walk::walk(&dir, &walk_config, cancel, || {
+        let found = &found;
+        Box::new(move |file| {
+            let mtime = if newest { file.entry.metadata().ok().map_or(0, |m| mtime_ns(&m)) } else { 0 };
+            found.lock().unwrap().push((file.path, mtime));
+            true
+        })
+    })?;
+    let mut found = found.into_inner().unwrap();
+    match config.order {
+        GlobOrder::Path => found.sort_unstable_by(|a, b| a.0.cmp(&b.0)),
+        GlobOrder::Newest => found.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0))),
+    }
+    let total = found.len();
+    let display_root = std::fs::canonicalize(display_root).unwrap_or_else(|_| display_root.to_path_buf());
+    let paths = found.iter().take(config.limit).map(|(p, _)| walk::shown(&display_root, p)).collect();
+    Ok(GlobOutcome { paths, total, errors })
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
+    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as i128)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::tree;
+
+    fn glob(dir: &Path, pattern: &str, setup: impl FnOnce(&mut GlobConfig)) -> Result<GlobOutcome> {
+        let roots = Roots::new(&[dir]).unwrap();
+        let mut config = GlobConfig::default();
+        setup(&mut config);
+        glob_files(&roots, dir, dir, pattern, &config, &Cancel::new())
+    }
+
+    #[test]
+    fn name_patterns_match_at_any_depth_and_slashed_ones_from_the_base() {
+        let dir = tree(&[("a.rs", ""), ("src/b.rs", ""), ("src/deep/c.rs", ""), ("src/d.ts", ""), ("docs/e.md", "")]);
+        assert_eq!(glob(&dir, "*.rs", |_| {}).unwrap().paths, ["a.rs", "src/b.rs", "src/deep/c.rs"]);
+        assert_eq!(glob(&dir, "src/*.rs", |_| {}).unwrap().paths, ["src/b.rs"]);
+        assert_eq!(glob(&dir, "src/**/*.{rs,ts}", |_| {}).unwrap().paths, ["src/b.rs", "src/d.ts", "src/deep/c.rs"]);
+        assert_eq!(glob(&dir, "**/[cd].*", |_| {}).unwrap().paths, ["src/d.ts", "src/deep/c.rs"]);
+    }
+
+    #[test]
+    fn gitignore_and_hidden_rules_apply_outside_git_repositories() {
+        let dir = tree(&[
+            (".gitignore", "target/\n*.log\n"),
+            ("a.txt", ""),
+            ("b.log", ""),
+            ("target/x.txt", ""),
+            (".env", ""),
+        ]);
+        assert_eq!(glob(&dir, "**/*", |_| {}).unwrap().paths, ["a.txt"]);
+        let all = glob(&dir, "**/*", |c| {
+            c.walk().include_hidden(true).include_ignored(true);
+        })
+        .unwrap();
+        assert_eq!(all.paths, [".env", ".gitignore", "a.txt", "b.log", "target/x.txt"]);
+    }
+
+    #[test]
+    fn vcs_folders_stay_out_even_with_hidden_files() {
+        let dir = tree(&[(".git/config", ""), (".hg/x", ""), (".github/ci.yml", "")]);
+        let out = glob(&dir, "**/*", |c| {
+            c.walk().include_hidden(true);
+        })
+        .unwrap();
+        assert_eq!(out.paths, [".github/ci.yml"]);
+    }
+
+    #[test]
+    fn the_limit_keeps_the_first_paths_and_counts_the_rest() {
+        let dir = tree(&[("c", ""), ("a", ""), ("b", "")]);
+        let out = glob(&dir, "*", |c| {
+            c.limit(2);
+        })
+        .unwrap();
+        assert_eq!((out.paths, out.total), (vec!["a".to_string(), "b".to_string()], 3));
+    }
+
+    #[test]
+    fn newest_first_orders_by_modification_time() {
+        let dir = tree(&[("old", ""), ("new", "")]);
+        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options().write(true).open(dir.join("old")).unwrap().set_modified(past).unwrap();
+        let out = glob(&dir, "*", |c| {
+            c.order(GlobOrder::Newest);
+        })
+        .unwrap();
+        assert_eq!(out.paths, ["new", "old"]);
+    }
+
+    #[test]
+    fn a_bad_glob_is_an_invalid_pattern() {
+        let dir = tree(&[("a", "")]);
+        let err = glob(&dir, "src/[a-", |_| {}).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::InvalidPattern);
+    }
+
+    #[test]
+    fn symlinks_are_not_followed_out_of_the_base() {
+        let dir = tree(&[("in.txt", "")]);
+        let outside = tree(&[("secret.txt", "")]);
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(outside, dir.join("link")).unwrap();
+        assert_eq!(glob(&dir, "**/*", |_| {}).unwrap().paths, ["in.txt"]);
+    }
+
+    #[test]
+    fn a_base_outside_the_roots_is_refused() {
+        let dir = tree(&[("a", "")]);
+        let other = tree(&[("b", "")]);
+        let roots = Roots::new(&[&dir]).unwrap();
+        let err = glob_files(&roots, &other, &dir, "*", &GlobConfig::default(), &Cancel::new()).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::OutsideRoots);
+    }
+}

@@ -1,0 +1,685 @@
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use grep_matcher::{LineTerminator, Matcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+
+use crate::cancel::Cancel;
+use crate::error::{Error, ErrorKind, Result};
+use crate::walk::{self, Start, WalkConfig};
+use crate::Roots;
+
+/// What [`grep`] reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GrepMode {
+    /// The matching lines (`path:line:text`), with context lines (`path-line-text`).
+    #[default]
+    Content,
+    /// The paths of files with a match.
+    Files,
+    /// The number of matches per file (`path:count`).
+    Count,
+}
+
+/// Options of [`grep`]. The defaults are ripgrep's, with `--crlf` (so `$` matches
+/// before a CRLF) and `--no-require-git`.
+#[derive(Clone, Debug)]
+pub struct GrepConfig {
+    walk: WalkConfig,
+    mode: GrepMode,
+    case_insensitive: bool,
+    multiline: bool,
+    before: usize,
+    after: usize,
+    limit: usize,
+    offset: usize,
+    line_numbers: bool,
+    max_columns: usize,
+}
+
+impl Default for GrepConfig {
+    fn default() -> GrepConfig {
+        GrepConfig {
+            walk: WalkConfig::default(),
+            mode: GrepMode::Content,
+            case_insensitive: false,
+            multiline: false,
+            before: 0,
+            after: 0,
+            limit: 1000,
+            offset: 0,
+            line_numbers: true,
+            max_columns: 500,
+        }
+    }
+}
+
+impl GrepConfig {
+    /// The walk: ignore rules, hidden files, include globs, file type, threads.
+    pub fn walk(&mut self) -> &mut WalkConfig {
+        &mut self.walk
+    }
+
+    /// What to report. By default, this is [`GrepMode::Content`].
+    pub fn mode(&mut self, mode: GrepMode) -> &mut Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Matches letters regardless of case. By default, this is disabled.
+    pub fn case_insensitive(&mut self, yes: bool) -> &mut Self {
+        self.case_insensitive = yes;
+        self
+    }
+
+    /// Lets a match span lines, with `.` matching a newline (ripgrep's `-U
+    /// --multiline-dotall`). By default, this is disabled.
+    pub fn multiline(&mut self, yes: bool) -> &mut Self {
+        self.multiline = yes;
+        self
+    }
+
+    /// Lines shown before each match. By default, this is 0.
+    pub fn before(&mut self, lines: usize) -> &mut Self {
+        self.before = lines;
+        self
+    }
+
+    /// Lines shown after each match. By default, this is 0.
+    pub fn after(&mut self, lines: usize) -> &mut Self {
+        self.after = lines;
+        self
+    }
+
+    /// The most results shown: matching lines (never context lines) in content mode,
+    /// files or counts in the others. By default, this is 1000.
+    pub fn limit(&mut self, limit: usize) -> &mut Self {
+        self.limit = limit.max(1);
+        self
+    }
+
+    /// Results skipped before the first shown, in the same units as the limit. By
+    /// default, this is 0.
+    pub fn offset(&mut self, offset: usize) -> &mut Self {
+        self.offset = offset;
+        self
+    }
+
+    /// Shows line numbers in content mode. By default, this is enabled.
+    pub fn line_numbers(&mut self, yes: bool) -> &mut Self {
+        self.line_numbers = yes;
+        self
+    }
+
+    /// Characters of a line shown; a longer line is cut to a window around its first
+    /// match. By default, this is 500.
+    pub fn max_columns(&mut self, chars: usize) -> &mut Self {
+        self.max_columns = chars.max(20);
+        self
+    }
+}
+
+/// What [`grep`] found.
+#[derive(Debug, Default)]
+pub struct GrepOutcome {
+    /// The report for the model: one line per result, in path then line order.
+    pub text: String,
+    /// The files shown, in order (relative to the display root when inside it).
+    pub files: Vec<String>,
+    /// For each file shown: its matching lines (content and files modes: those found,
+    /// at most the limit; count mode: all).
+    pub counts: Vec<u64>,
+    /// Results shown (lines, files or counts, by mode).
+    pub shown: usize,
+    /// Files with at least one match.
+    pub matched_files: usize,
+    /// Matching lines found (a lower bound when `truncated`).
+    pub matches: u64,
+    /// Whether results were left out (past the limit).
+    pub truncated: bool,
+    /// Lines shown cut to the column limit.
+    pub cut_lines: usize,
+    /// Files skipped because they hold binary data (a NUL byte).
+    pub binary_files: usize,
+    /// Files or folders that could not be read, as messages.
+    pub errors: Vec<String>,
+}
+
+/// Searches the files under `base` (a folder, or one file) for `pattern` (Rust regex
+/// syntax, as ripgrep), honouring ignore files and skipping hidden and binary files.
+///
+/// Files are searched in parallel; results are sorted by path, then line, before the
+/// offset and limit apply, so the output is deterministic. Memory follows the limit:
+/// files that can no longer be shown are dropped as better-placed ones arrive.
+pub fn grep(
+    roots: &Roots,
+    base: &Path,
+    display_root: &Path,
+    pattern: &str,
+    config: &GrepConfig,
+    cancel: &Cancel,
+) -> Result<GrepOutcome> {
+    let matcher = build_matcher(pattern, config)?;
+    let start = walk::start(roots, base)?;
+    let display_root = std::fs::canonicalize(display_root).unwrap_or_else(|_| display_root.to_path_buf());
+    let need = config.offset.saturating_add(config.limit) as u64;
+    let collector = Mutex::new(Collector { need, ..Collector::default() });
+    let search = |searcher: &mut Searcher, path: &Path| {
+        let hits = search_file(searcher, &matcher, path, config, need, cancel);
+        collector.lock().unwrap().add(path.to_path_buf(), hits);
+    };
+    let mut errors = match &start {
+        Start::File(path) => {
+            search(&mut searcher(config), path);
+            Vec::new()
+        }
+        Start::Dir(dir) => walk::walk(dir, &config.walk, cancel, || {
+            let mut own = searcher(config);
+            let search = &search;
+            Box::new(move |file| {
+                search(&mut own, &file.path);
+                !cancel.is_cancelled()
+            })
+        })?,
+    };
+    cancel.check()?;
+    let collector = collector.into_inner().unwrap();
+    errors.extend(collector.errors.iter().cloned());
+    let mut out = render(&collector, config, &display_root);
+    out.errors = errors;
+    Ok(out)
+}
+
+fn build_matcher(pattern: &str, config: &GrepConfig) -> Result<RegexMatcher> {
+    let mut builder = RegexMatcherBuilder::new();
+    builder.multi_line(true).unicode(true).octal(false).case_insensitive(config.case_insensitive);
+    if config.multiline {
+        builder.dot_matches_new_line(true).crlf(true).line_terminator(None);
+    } else {
+        builder.line_terminator(Some(b'\n')).dot_matches_new_line(false).crlf(true);
+    }
+    builder.build(pattern).map_err(|e| Error::new(ErrorKind::InvalidPattern, e.to_string()))
+}
+
+fn searcher(config: &GrepConfig) -> Searcher {
+    let context = config.mode == GrepMode::Content;
+    SearcherBuilder::new()
+        .line_terminator(LineTerminator::crlf())
+        .line_number(true)
+        .multi_line(config.multiline)
+        .before_context(if context { config.before } else { 0 })
+        .after_context(if context { config.after } else { 0 })
+        .binary_detection(BinaryDetection::quit(b'\x00'))
+        .build()
+}
+
+/// One line of a file's results.
+struct Line {
+    number: u64,
+    is_match: bool,
+    text: String,
+    cut: bool,
+}
+
+/// What one file gave.
+#[derive(Default)]
+struct FileHits {
+    lines: Vec<Line>,
+    /// Matching lines (count mode: matches, as `rg --count` counts them).
+    matches: u64,
+    /// The search stopped before the end of the file.
+    stopped: bool,
+    binary: bool,
+    error: Option<String>,
+}
+
+fn search_file(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    path: &Path,
+    config: &GrepConfig,
+    need: u64,
+    cancel: &Cancel,
+) -> FileHits {
+    let mut sink = FileSink { matcher, config, need, cancel, hits: FileHits::default() };
+    if let Err(err) = searcher.search_path(matcher, path, &mut sink) {
+        sink.hits.error = Some(format!("{}: {err}", path.display()));
+    }
+    sink.hits
+}
+
+struct FileSink<'a> {
+    matcher: &'a RegexMatcher,
+    config: &'a GrepConfig,
+    need: u64,
+    cancel: &'a Cancel,
+    hits: FileHits,
+}
+
+impl FileSink<'_> {
+    fn push(&mut self, number: u64, is_match: bool, bytes: &[u8]) {
+        let (text, cut) = shown_line(self.matcher, bytes, is_match, self.config.max_columns);
+        self.hits.lines.push(Line { number, is_match, text, cut });
+    }
+}
+
+impl Sink for FileSink<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, searcher: &Searcher, mat: &SinkMatch<'_>) -> std::result::Result<bool, std::io::Error> {
+        if self.cancel.is_cancelled() {
+            return Ok(false);
+        }
+        match self.config.mode {
+            GrepMode::Files => {
+                self.hits.matches = 1;
+                self.hits.stopped = true;
+                return Ok(false);
+            }
+            GrepMode::Count => {
+                self.hits.matches += if searcher.multi_line_with_matcher(self.matcher) {
+                    let mut n = 0;
+                    let _ = self.matcher.find_iter(mat.bytes(), |_| {
+                        n += 1;
+                        true
+                    });
+                    n.max(1)
+                } else {
+                    1
+                };
+                return Ok(true);
+            }
+            GrepMode::Content => {}
+        }
+        let first = mat.line_number().unwrap_or(0);
+        for (i, line) in mat.lines().enumerate() {
+            self.push(first + i as u64, true, line);
+            self.hits.matches += 1;
+        }
+        if self.hits.matches > self.need {
+            self.hits.stopped = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> std::result::Result<bool, std::io::Error> {
+        self.push(context.line_number().unwrap_or(0), false, context.bytes());
+        Ok(!self.cancel.is_cancelled())
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _offset: u64) -> std::result::Result<bool, std::io::Error> {
+        self.hits.binary = true;
+        Ok(false)
+    }
+}
+
+/// A line as shown: without its terminator, invalid UTF-8 replaced, and cut to
+/// `max` characters around its first match when longer.
+fn shown_line(matcher: &RegexMatcher, bytes: &[u8], is_match: bool, max: usize) -> (String, bool) {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    // A line of at most `max` bytes has at most `max` characters.
+    if bytes.len() <= max {
+        return (String::from_utf8_lossy(bytes).into_owned(), false);
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let chars = text.chars().count();
+    if chars <= max {
+        return (text.into_owned(), false);
+    }
+    let at = if is_match { matcher.find(text.as_bytes()).ok().flatten().map_or(0, |m| m.start()) } else { 0 };
+    let at_char = text[..floor_boundary(&text, at)].chars().count();
+    let from = at_char.saturating_sub(max / 5).min(chars - max);
+    let mut out = String::with_capacity(max * 2);
+    if from > 0 {
+        out.push('…');
+    }
+    out.extend(text.chars().skip(from).take(max));
+    if from + max < chars {
+        out.push('…');
+    }
+    let _ = write!(out, " [line of {chars} chars cut]");
+    (out, true)
+}
+
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// Every file's results, kept in path order, trimmed to what can still be shown.
+#[derive(Default)]
+struct Collector {
+    files: BTreeMap<PathBuf, FileHits>,
+    /// Results (by mode) held in `files`.
+    held: u64,
+    need: u64,
+    matched_files: usize,
+    matches: u64,
+    binary_files: usize,
+    /// A file was dropped or stopped early: results exist beyond those held.
+    dropped: bool,
+    errors: Vec<String>,
+}
+
+impl Collector {
+    fn add(&mut self, path: PathBuf, hits: FileHits) {
+        if let Some(err) = hits.error {
+            self.errors.push(err);
+            return;
+        }
+        if hits.binary {
+            self.binary_files += 1;
+            return;
+        }
+        if hits.matches == 0 {
+            return;
+        }
+        self.matched_files += 1;
+        self.matches += hits.matches;
+        self.held += units(&hits);
+        self.files.insert(path, hits);
+        // Drop the last files while the ones before them already fill the page.
+        while self.files.len() > 1 {
+            let (_, last) = self.files.last_key_value().unwrap();
+            let rest = self.held - units(last);
+            if rest < self.need {
+                break;
+            }
+            self.held = rest;
+            self.files.pop_last();
+            self.dropped = true;
+        }
+    }
+}
+
+/// Results a file contributes: its matching lines in content mode, else one.
+fn units(hits: &FileHits) -> u64 {
+    if hits.lines.is_empty() {
+        1
+    } else {
+        hits.lines.iter().filter(|l| l.is_match).count() as u64
+    }
+}
+
+fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcome {
+    let mut out = GrepOutcome {
+        matched_files: c.matched_files,
+        matches: c.matches,
+        binary_files: c.binary_files,
+        truncated: c.dropped,
+        ..GrepOutcome::default()
+    };
+    let (offset, limit) = (config.offset as u64, config.limit as u64);
+    if config.mode != GrepMode::Content {
+        for (i, (path, hits)) in c.files.iter().enumerate() {
+            let i = i as u64;
+            if i < offset {
+                continue;
+            }
+            if i >= offset + limit {
+                out.truncated = true;
+                break;
+            }
+            let shown = walk::shown(display_root, path);
+            match config.mode {
+                GrepMode::Count => {
+                    let _ = writeln!(out.text, "{shown}:{}", hits.matches);
+                }
+                _ => {
+                    out.text.push_str(&shown);
+                    out.text.push('\n');
+                }
+            }
+            out.files.push(shown);
+            out.counts.push(hits.matches);
+            out.shown += 1;
+        }
+        return out;
+    }
+    let context = config.before > 0 || config.after > 0;
+    let mut seen = 0u64;
+    let mut printed_any = false;
+    for (path, hits) in &c.files {
+        if hits.stopped {
+            out.truncated = true;
+        }
+        // Which matching lines of this file are shown.
+        let mut show = vec![false; hits.lines.len()];
+        let mut shown_here = 0u64;
+        for (i, line) in hits.lines.iter().enumerate() {
+            if line.is_match {
+                if seen >= offset && seen < offset + limit {
+                    show[i] = true;
+                    shown_here += 1;
+                } else if seen >= offset + limit {
+                    out.truncated = true;
+                }
+                seen += 1;
+            }
+        }
+        if shown_here == 0 {
+            continue;
+        }
+        // Context lines around shown matches, up to a match that is not shown.
+        let is_shown_match: Vec<bool> = show.clone();
+        for (i, line) in hits.lines.iter().enumerate() {
+            if !is_shown_match[i] {
+                continue;
+            }
+            for j in (0..i).rev() {
+                let other = &hits.lines[j];
+                if line.number - other.number > config.before as u64 || (other.is_match && !is_shown_match[j]) {
+                    break;
+                }
+                show[j] = true;
+            }
+            for (j, other) in hits.lines.iter().enumerate().skip(i + 1) {
+                if other.number - line.number > config.after as u64 || (other.is_match && !is_shown_match[j]) {
+                    break;
+                }
+                show[j] = true;
+            }
+        }
+        let shown = walk::shown(display_root, path);
+        let mut last: Option<u64> = None;
+        for (i, line) in hits.lines.iter().enumerate() {
+            if !show[i] {
+                continue;
+            }
+            let gap = last.is_none_or(|n| line.number != n + 1);
+            if context && printed_any && gap {
+                out.text.push_str("--\n");
+            }
+            let sep = if line.is_match { ':' } else { '-' };
+            if config.line_numbers {
+                let _ = writeln!(out.text, "{shown}{sep}{}{sep}{}", line.number, line.text);
+            } else {
+                let _ = writeln!(out.text, "{shown}{sep}{}", line.text);
+            }
+            out.cut_lines += line.cut as usize;
+            last = Some(line.number);
+            printed_any = true;
+        }
+        out.files.push(shown);
+        out.counts.push(shown_here);
+        out.shown += shown_here as usize;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::tree;
+
+    fn run(dir: &Path, pattern: &str, setup: impl FnOnce(&mut GrepConfig)) -> Result<GrepOutcome> {
+        let roots = Roots::new(&[dir]).unwrap();
+        let mut config = GrepConfig::default();
+        setup(&mut config);
+        grep(&roots, dir, dir, pattern, &config, &Cancel::new())
+    }
+
+    #[test]
+    fn content_lines_are_sorted_by_path_then_line() {
+        let dir = tree(&[("b.txt", "foo\nbar\nfoo again\n"), ("a/z.txt", "x foo\n"), ("a-c.txt", "foo\n")]);
+        let out = run(&dir, "foo", |_| {}).unwrap();
+        assert_eq!(out.text, "a/z.txt:1:x foo\na-c.txt:1:foo\nb.txt:1:foo\nb.txt:3:foo again\n");
+        assert_eq!((out.matched_files, out.matches, out.shown, out.truncated), (3, 4, 4, false));
+    }
+
+    #[test]
+    fn context_lines_and_group_separators_follow_ripgrep() {
+        let dir = tree(&[("a.txt", "1\nhit\n3\n4\n5\n6\nhit\n8\n"), ("b.txt", "hit\n")]);
+        let out = run(&dir, "hit", |c| {
+            c.before(1).after(1);
+        })
+        .unwrap();
+        assert_eq!(
+            out.text,
+            "a.txt-1-1\na.txt:2:hit\na.txt-3-3\n--\na.txt-6-6\na.txt:7:hit\na.txt-8-8\n--\nb.txt:1:hit\n"
+        );
+    }
+
+    #[test]
+    fn the_limit_counts_matching_lines_not_context() {
+        let dir = tree(&[("a.txt", "hit\nctx\nhit\nctx\nhit\n")]);
+        let out = run(&dir, "hit", |c| {
+            c.after(1).limit(2);
+        })
+        .unwrap();
+        assert_eq!(out.text, "a.txt:1:hit\na.txt-2-ctx\na.txt:3:hit\na.txt-4-ctx\n");
+        assert!(out.truncated);
+        let page2 = run(&dir, "hit", |c| {
+            c.limit(2).offset(2);
+        })
+        .unwrap();
+        assert_eq!(page2.text, "a.txt:5:hit\n");
+    }
+
+    #[test]
+    fn files_and_count_modes() {
+        let dir = tree(&[("a.txt", "x\nx\n"), ("b.txt", "y\n"), ("c.txt", "x\n")]);
+        let files = run(&dir, "x", |c| {
+            c.mode(GrepMode::Files);
+        })
+        .unwrap();
+        assert_eq!(files.text, "a.txt\nc.txt\n");
+        let count = run(&dir, "x", |c| {
+            c.mode(GrepMode::Count);
+        })
+        .unwrap();
+        assert_eq!(count.text, "a.txt:2\nc.txt:1\n");
+        assert_eq!(count.counts, [2, 1]);
+    }
+
+    #[test]
+    fn many_files_keep_only_the_first_page_in_memory() {
+        let names: Vec<String> = (0..200).map(|i| format!("f{i:03}.txt")).collect();
+        let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "hit\nhit\n")).collect();
+        let dir = tree(&files);
+        let out = run(&dir, "hit", |c| {
+            c.limit(5);
+        })
+        .unwrap();
+        assert_eq!(out.text, "f000.txt:1:hit\nf000.txt:2:hit\nf001.txt:1:hit\nf001.txt:2:hit\nf002.txt:1:hit\n");
+        assert_eq!(out.matched_files, 200);
+        assert!(out.truncated);
+    }
+
+    #[test]
+    fn case_multiline_and_crlf() {
+        let dir = tree(&[("a.txt", "Foo end\r\nbar\r\n")]);
+        assert_eq!(run(&dir, "foo", |_| {}).unwrap().text, "");
+        assert_eq!(
+            run(&dir, "foo", |c| {
+                c.case_insensitive(true);
+            })
+            .unwrap()
+            .text,
+            "a.txt:1:Foo end\n"
+        );
+        assert_eq!(run(&dir, "end$", |_| {}).unwrap().text, "a.txt:1:Foo end\n");
+        let multi = run(&dir, "end.*bar", |c| {
+            c.multiline(true);
+        })
+        .unwrap();
+        assert_eq!(multi.text, "a.txt:1:Foo end\na.txt:2:bar\n");
+        assert_eq!(run(&dir, "end.*bar", |_| {}).unwrap().text, "");
+    }
+
+    #[test]
+    fn binary_files_are_skipped_and_counted() {
+        let dir = tree(&[("bin.dat", "hit\0hit\n"), ("a.txt", "hit\n")]);
+        let out = run(&dir, "hit", |_| {}).unwrap();
+        assert_eq!((out.text.as_str(), out.binary_files), ("a.txt:1:hit\n", 1));
+    }
+
+    #[test]
+    fn long_lines_are_cut_around_the_match_at_a_character_boundary() {
+        let line = format!("{}needle{}\n", "é".repeat(3000), "x".repeat(3000));
+        let dir = tree(&[("a.txt", &line)]);
+        let out = run(&dir, "needle", |c| {
+            c.max_columns(100);
+        })
+        .unwrap();
+        assert_eq!(out.cut_lines, 1);
+        let shown = out.text.trim_end();
+        assert!(shown.contains("needle"), "{shown}");
+        assert!(shown.contains("[line of 6006 chars cut]"), "{shown}");
+        assert!(shown.starts_with("a.txt:1:…é"), "{shown}");
+    }
+
+    #[test]
+    fn include_globs_and_types_filter_files() {
+        let dir = tree(&[("a.rs", "hit\n"), ("b.ts", "hit\n"), ("sub/c.rs", "hit\n")]);
+        let rs = run(&dir, "hit", |c| {
+            c.mode(GrepMode::Files).walk().globs(&["*.rs"]);
+        })
+        .unwrap();
+        assert_eq!(rs.text, "a.rs\nsub/c.rs\n");
+        let ts = run(&dir, "hit", |c| {
+            c.mode(GrepMode::Files).walk().file_type(Some("ts"));
+        })
+        .unwrap();
+        assert_eq!(ts.text, "b.ts\n");
+        let bad = run(&dir, "hit", |c| {
+            c.walk().file_type(Some("nosuchtype"));
+        })
+        .unwrap_err();
+        assert_eq!(bad.kind(), ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn an_invalid_regex_is_an_invalid_pattern_with_the_regex_error() {
+        let dir = tree(&[("a.txt", "x\n")]);
+        let err = run(&dir, "foo(", |_| {}).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidPattern);
+        assert!(err.message().contains("unclosed group"), "{}", err.message());
+    }
+
+    #[test]
+    fn one_file_can_be_searched_directly() {
+        let dir = tree(&[(".gitignore", "a.txt\n"), ("a.txt", "hit\n")]);
+        let roots = Roots::new(&[&dir]).unwrap();
+        let out = grep(&roots, &dir.join("a.txt"), &dir, "hit", &GrepConfig::default(), &Cancel::new()).unwrap();
+        assert_eq!(out.text, "a.txt:1:hit\n");
+    }
+
+    #[test]
+    fn a_cancelled_search_stops_with_cancelled() {
+        let dir = tree(&[("a.txt", "hit\n")]);
+        let roots = Roots::new(&[&dir]).unwrap();
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let err = grep(&roots, &dir, &dir, "hit", &GrepConfig::default(), &cancel).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Cancelled);
+    }
+}

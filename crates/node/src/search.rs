@@ -1,0 +1,188 @@
+//! The bindings of the searches: glob listing and content search on ripgrep's crates.
+//! Lists of paths cross as one NUL-separated string, not as thousands of JS strings.
+
+use std::path::PathBuf;
+
+use fsgate_core as core;
+use napi_derive::napi;
+
+use crate::{cancel_of, run_on_pool, AnyReply, CancelToken, Completer, Workspace};
+
+/// Which files a search walks.
+#[napi(object)]
+pub struct WalkOptions {
+    /// Include hidden files and folders (never `.git` and the like). @default false
+    pub include_hidden: Option<bool>,
+    /// Include files that ignore files leave out. @default false
+    pub include_ignored: Option<bool>,
+    /// Globs a file's path (relative to the folder searched) must match; `!glob` excludes.
+    pub globs: Option<Vec<String>>,
+    /// One of ripgrep's file types (`rust`, `ts`, `py`, …).
+    pub file_type: Option<String>,
+}
+
+impl From<&WalkOptions> for core::WalkConfig {
+    fn from(o: &WalkOptions) -> core::WalkConfig {
+        let mut cfg = core::WalkConfig::default();
+        cfg.include_hidden(o.include_hidden.unwrap_or(false))
+            .include_ignored(o.include_ignored.unwrap_or(false))
+            .file_type(o.file_type.as_deref());
+        if let Some(globs) = &o.globs {
+            cfg.globs(globs);
+        }
+        cfg
+    }
+}
+
+/// Options of [`Workspace::glob`].
+#[napi(object)]
+pub struct GlobOptions {
+    /// Absolute path of the folder to list.
+    pub path: String,
+    /// Paths under this folder (the workspace) are shown relative to it.
+    pub display_root: String,
+    /// The glob, relative to `path`.
+    pub pattern: String,
+    /// Which files the walk yields.
+    pub walk: WalkOptions,
+    /// Most recently modified first instead of by path. @default false
+    pub newest_first: Option<bool>,
+    /// Most paths returned. @default 1000
+    pub limit: Option<u32>,
+}
+
+/// Files a glob matched.
+#[napi(object)]
+pub struct GlobResult {
+    /// The paths, in order, separated by NUL characters.
+    pub paths: String,
+    /// Every file that matched (more than the paths when over the limit).
+    pub total: u32,
+    /// Folders that could not be read.
+    pub errors: Vec<String>,
+}
+
+/// Options of [`Workspace::grep`].
+#[napi(object)]
+pub struct GrepOptions {
+    /// Absolute path of the folder or file to search.
+    pub path: String,
+    /// Paths under this folder (the workspace) are shown relative to it.
+    pub display_root: String,
+    /// The regular expression (Rust syntax).
+    pub pattern: String,
+    /// Which files the walk yields.
+    pub walk: WalkOptions,
+    /// "content", "files_with_matches" or "count". @default "content"
+    pub mode: Option<String>,
+    /// @default false
+    pub case_insensitive: Option<bool>,
+    /// Matches may span lines; `.` matches a newline. @default false
+    pub multiline: Option<bool>,
+    /// Context lines before each match. @default 0
+    pub before: Option<u32>,
+    /// Context lines after each match. @default 0
+    pub after: Option<u32>,
+    /// Most results (matching lines, files or counts). @default 1000
+    pub limit: Option<u32>,
+    /// Results skipped first. @default 0
+    pub offset: Option<u32>,
+    /// Line numbers in content mode. @default true
+    pub line_numbers: Option<bool>,
+    /// Characters of a line shown. @default 500
+    pub max_columns: Option<u32>,
+}
+
+/// What a content search found.
+#[napi(object)]
+pub struct GrepResult {
+    /// The report: one line per result, by path then line.
+    pub text: String,
+    /// The files shown, in order, separated by NUL characters.
+    pub files: String,
+    /// Matching lines (count mode: matches) of each file shown.
+    pub counts: Vec<u32>,
+    /// Results shown.
+    pub shown: u32,
+    /// Files with a match.
+    pub matched_files: u32,
+    /// Matching lines found (a lower bound when truncated).
+    pub matches: f64,
+    /// Whether results were left out.
+    pub truncated: bool,
+    /// Lines cut to the column limit.
+    pub cut_lines: u32,
+    /// Binary files skipped.
+    pub binary_files: u32,
+    /// Files or folders that could not be read.
+    pub errors: Vec<String>,
+}
+
+impl From<core::GrepOutcome> for GrepResult {
+    fn from(o: core::GrepOutcome) -> GrepResult {
+        GrepResult {
+            text: o.text,
+            files: o.files.join("\0"),
+            counts: o.counts.iter().map(|&c| c.min(u32::MAX as u64) as u32).collect(),
+            shown: o.shown as u32,
+            matched_files: o.matched_files as u32,
+            matches: o.matches as f64,
+            truncated: o.truncated,
+            cut_lines: o.cut_lines as u32,
+            binary_files: o.binary_files as u32,
+            errors: o.errors,
+        }
+    }
+}
+
+#[napi]
+impl Workspace {
+    /// Lists the files matching a glob on the worker pool; the reply goes to `completer` as `id`.
+    #[napi]
+    pub fn glob(&self, completer: &Completer, id: u32, options: GlobOptions, cancel: Option<&CancelToken>) {
+        let roots = self.roots.clone();
+        let cancel = cancel_of(cancel);
+        let mut config = core::GlobConfig::default();
+        *config.walk() = core::WalkConfig::from(&options.walk);
+        config.order(if options.newest_first.unwrap_or(false) {
+            core::GlobOrder::Newest
+        } else {
+            core::GlobOrder::Path
+        });
+        config.limit(options.limit.unwrap_or(1000) as usize);
+        let (base, display_root, pattern) =
+            (PathBuf::from(options.path), PathBuf::from(options.display_root), options.pattern);
+        run_on_pool(completer, id, AnyReply::Glob, move || {
+            let out = core::glob_files(&roots, &base, &display_root, &pattern, &config, &cancel)?;
+            Ok(GlobResult { paths: out.paths.join("\0"), total: out.total as u32, errors: out.errors })
+        });
+    }
+
+    /// Searches file contents on the worker pool; the reply goes to `completer` as `id`.
+    #[napi]
+    pub fn grep(&self, completer: &Completer, id: u32, options: GrepOptions, cancel: Option<&CancelToken>) {
+        let roots = self.roots.clone();
+        let cancel = cancel_of(cancel);
+        let mut config = core::GrepConfig::default();
+        *config.walk() = core::WalkConfig::from(&options.walk);
+        config
+            .mode(match options.mode.as_deref() {
+                Some("files_with_matches") => core::GrepMode::Files,
+                Some("count") => core::GrepMode::Count,
+                _ => core::GrepMode::Content,
+            })
+            .case_insensitive(options.case_insensitive.unwrap_or(false))
+            .multiline(options.multiline.unwrap_or(false))
+            .before(options.before.unwrap_or(0) as usize)
+            .after(options.after.unwrap_or(0) as usize)
+            .limit(options.limit.unwrap_or(1000) as usize)
+            .offset(options.offset.unwrap_or(0) as usize)
+            .line_numbers(options.line_numbers.unwrap_or(true))
+            .max_columns(options.max_columns.unwrap_or(500) as usize);
+        let (base, display_root, pattern) =
+            (PathBuf::from(options.path), PathBuf::from(options.display_root), options.pattern);
+        run_on_pool(completer, id, AnyReply::Grep, move || {
+            core::grep(&roots, &base, &display_root, &pattern, &config, &cancel).map(GrepResult::from)
+        });
+    }
+}

@@ -1,0 +1,93 @@
+/**
+ * What the search tools share: where a search starts, which files its walk yields, and
+ * how a native failure is explained to the model.
+ */
+import path from 'node:path'
+
+import { z } from 'zod'
+
+import { FsgateError, InvalidInputError } from '../errors.js'
+import type { NativeWalkOptions } from '../native.js'
+import { displayPath, resolvePath } from '../policy/paths.js'
+import { similarNames } from '../similar.js'
+import type { ToolContext } from '../tool.js'
+
+/** The walk switches every search tool takes. */
+export const walkFields = {
+  include_hidden: z.boolean().optional().describe('Also search hidden files and folders (names starting with a dot). Default false; .git is never searched.'),
+  include_ignored: z.boolean().optional().describe('Also search files that .gitignore / .ignore rules leave out (e.g. node_modules, build output). Default false.'),
+}
+
+export interface WalkInput {
+  include_hidden?: boolean
+  include_ignored?: boolean
+}
+
+export function walkOptions(input: WalkInput, globs?: string[], fileType?: string): NativeWalkOptions {
+  return { includeHidden: input.include_hidden ?? false, includeIgnored: input.include_ignored ?? false, globs, fileType }
+}
+
+/** The absolute folder (or file) a search starts from: `path` resolved, else the workspace. */
+export function searchBase(ctx: ToolContext, given: string | undefined): string {
+  return given === undefined || given === '' || given === '.' ? ctx.workspace : resolvePath(ctx.workspace, given)
+}
+
+/**
+ * Splits an absolute glob (`/repo/src/**\/*.ts`) into the folder before its first
+ * wildcard and the rest, so a model that writes full paths still gets what it means.
+ */
+export function splitAbsoluteGlob(pattern: string): { base: string; pattern: string } | undefined {
+  if (!path.isAbsolute(pattern)) return undefined
+  const parts = pattern.split('/')
+  const wild = parts.findIndex((p) => /[*?[\]{}]/.test(p))
+  if (wild <= 0 || wild === parts.length) return undefined
+  return { base: parts.slice(0, wild).join('/') || '/', pattern: parts.slice(wild).join('/') }
+}
+
+/** Include globs as the model writes them: several may be separated by spaces or commas outside braces. */
+export function splitGlobs(spec: string | undefined): string[] | undefined {
+  if (spec === undefined || spec.trim() === '') return undefined
+  const out: string[] = []
+  let depth = 0
+  let current = ''
+  for (const ch of spec) {
+    if (ch === '{') depth++
+    if (ch === '}') depth = Math.max(0, depth - 1)
+    if (depth === 0 && (ch === ',' || /\s/.test(ch))) {
+      if (current) out.push(current)
+      current = ''
+    } else current += ch
+  }
+  if (current) out.push(current)
+  return out
+}
+
+/** Turns a native failure of a search into a message that tells the model what to do next. */
+export async function explainSearchError(err: unknown, given: string | undefined, abs: string, ctx: ToolContext): Promise<unknown> {
+  if (!(err instanceof FsgateError)) return err
+  const where = given ?? '.'
+  const data = { path: where }
+  const again = (code: FsgateError['code'], message: string, extra: Record<string, unknown> = {}) =>
+    new (err.constructor as typeof FsgateError)(code, message, { data: { ...data, ...extra } })
+  switch (err.code) {
+    case 'NOT_FOUND': {
+      const near = (await similarNames(abs)).map((p) => displayPath(ctx.workspace, p))
+      const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ` Relative paths start at the workspace (${ctx.workspace}).`
+      return again('NOT_FOUND', `Path does not exist: ${where}.${hint}`, { suggestions: near })
+    }
+    case 'PATH_OUTSIDE_WORKSPACE':
+      return again('PATH_OUTSIDE_WORKSPACE', `${where} is outside the workspace (${ctx.workspace}) and the allowed paths, so it cannot be searched. Search a folder inside the workspace.`)
+    case 'BLOCKED_DEVICE':
+      return again('BLOCKED_DEVICE', `${where} is a device, FIFO or socket, which cannot be searched. Give a folder or a regular file.`)
+    case 'PERMISSION_DENIED':
+      return again('PERMISSION_DENIED', `Permission denied reading ${where}. Search another folder.`)
+    case 'INVALID_PATTERN':
+      return new InvalidInputError('INVALID_PATTERN', `Invalid pattern: ${err.message}. Fix the pattern and retry.`, { data: { field: 'pattern', error: err.message } })
+    default:
+      return err
+  }
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`
+}
