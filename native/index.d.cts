@@ -53,6 +53,16 @@ export declare class Workspace {
   glob(completer: Completer, id: number, options: GlobOptions, cancel?: CancelToken | undefined | null): void
   /** Searches file contents on the worker pool; the reply goes to `completer` as `id`. */
   grep(completer: Completer, id: number, options: GrepOptions, cancel?: CancelToken | undefined | null): void
+  /**
+   * Ranks code chunks under a folder for a query, reusing the workspace's index; the
+   * reply goes to `completer` as `id`.
+   */
+  rank(completer: Completer, id: number, options: RankOptions, cancel?: CancelToken | undefined | null): void
+  /**
+   * The real path of a folder to search, checked against the roots; the reply goes to
+   * `completer` as `id`. (For a search run by another program, such as Semble.)
+   */
+  searchRoot(completer: Completer, id: number, path: string): void
   /** Creates the confinement from existing folders (the workspace first). */
   constructor(roots: Array<string>)
   /** Reads a file inside the roots on the worker pool; the reply goes to `completer` as `id`. */
@@ -240,6 +250,48 @@ export interface NativeError {
   message: string
   /** The path the error is about, if any. */
   path?: string
+}
+
+/** One ranked snippet. */
+export interface RankHitInfo {
+  /** The file, relative to the display root when inside it. */
+  path: string
+  /** First line of the chunk, 1-based. */
+  startLine: number
+  /** Last line of the chunk, inclusive. */
+  endLine: number
+  /** BM25 score with boosts and damping. */
+  score: number
+  /** The symbol the chunk defines, if any. */
+  symbol?: string
+  /** The chunk's text, at most 40 lines. */
+  snippet: string
+  /** Lines of the chunk after the snippet was cut. */
+  moreLines: number
+}
+
+/** Options of [`Workspace::rank`]. */
+export interface RankOptions {
+  /** Absolute path of the folder to search. */
+  path: string
+  /** Paths under this folder (the workspace) are shown relative to it. */
+  displayRoot: string
+  /** A natural-language or symbol query. */
+  query: string
+  /** Most snippets (at most 25). @default 8 */
+  topK?: number
+}
+
+/** What a ranked code search found. */
+export interface RankResult {
+  /** Best first. */
+  hits: Array<RankHitInfo>
+  /** Files read and chunked by this call (new or changed since the last). */
+  filesIndexed: number
+  /** Files the walk offered. */
+  filesConsidered: number
+  /** Chunks scored. */
+  chunks: number
 }
 
 /** Options of [`Workspace::read`]. */

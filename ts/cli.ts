@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** The `fsgate` command for people: `fsgate read <path> [--offset N] [--limit N]`. */
+/** The `fsgate` command for people: read, glob, grep and ranked code search from a shell. */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 
@@ -11,12 +11,18 @@ const HELP = `fsgate — file and code tools for AI agents
 
 Usage:
   fsgate read <path> [--offset N] [--limit N]   Read a file as an agent sees it
+  fsgate glob <pattern> [path]                  List files matching a glob (sorted)
+  fsgate grep <regex> [path] [--include G] [-i] [--mode content|files_with_matches|count] [-C N]
+                                                Search file contents (ripgrep's engine)
+  fsgate search <query> [path] [--top N]        Ranked code search (built-in ranker)
   fsgate definitions [--dialect D] [--format F] Print the tool definitions as JSON
   fsgate --version
 
 Options:
   --workspace DIR   The workspace (default: the current folder)
   --preset P        guarded (default) | claude-code | revka | consent
+  --hidden          glob/grep: include hidden files
+  --no-ignore       glob/grep: include files that .gitignore/.ignore leave out
   --json            Print the whole tool result as JSON
   -h, --help        Show this help
 `
@@ -33,6 +39,13 @@ function parseOptions(argv: string[]) {
       dialect: { type: 'string' },
       format: { type: 'string' },
       json: { type: 'boolean' },
+      include: { type: 'string' },
+      'ignore-case': { type: 'boolean', short: 'i' },
+      mode: { type: 'string' },
+      context: { type: 'string', short: 'C' },
+      top: { type: 'string' },
+      hidden: { type: 'boolean' },
+      'no-ignore': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean' },
     },
@@ -77,6 +90,35 @@ async function main(argv: string[]): Promise<number> {
       input[key] = Number(v)
     }
     const result = await toolkit.createSession().call('file_read', input)
+    return print(result, values.json ?? false)
+  }
+  if (command === 'glob' || command === 'grep' || command === 'search') {
+    if (rest.length < 1 || rest.length > 2) return usage(`${command} takes a ${command === 'search' ? 'query' : 'pattern'} and an optional path`)
+    const [first, where] = rest
+    const walk = { include_hidden: values.hidden, include_ignored: values['no-ignore'] }
+    const ints: Record<string, number> = {}
+    for (const key of ['context', 'top'] as const) {
+      const v = values[key]
+      if (v === undefined) continue
+      if (!/^\d+$/.test(v)) return usage(`--${key} must be a whole number, got '${v}'`)
+      ints[key] = Number(v)
+    }
+    const session = toolkit.createSession()
+    const result =
+      command === 'glob'
+        ? await session.call('glob_search', { pattern: first, path: where, ...walk })
+        : command === 'grep'
+          ? await session.call('content_search', {
+              pattern: first,
+              path: where,
+              include: values.include,
+              case_sensitive: values['ignore-case'] ? false : undefined,
+              output_mode: values.mode,
+              context_before: ints.context,
+              context_after: ints.context,
+              ...walk,
+            })
+          : await session.call('semantic_code_search', { query: first, path: where, top_k: ints.top, backend: 'literal' })
     return print(result, values.json ?? false)
   }
   return usage(`unknown command '${command}'`)

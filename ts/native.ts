@@ -21,6 +21,7 @@ export type NativeChecks = Binding.ChangeChecks
 export type NativeWalkOptions = Binding.WalkOptions
 export type NativeGlobResult = Binding.GlobResult
 export type NativeGrepResult = Binding.GrepResult
+export type NativeRankResult = Binding.RankResult
 type Reply = { value?: unknown; error?: NativeError }
 
 const waiting = new Map<number, (reply: Reply) => void>()

@@ -4,7 +4,7 @@ use std::time::UNIX_EPOCH;
 
 use crate::cancel::Cancel;
 use crate::error::Result;
-use crate::walk::{self, Start, WalkConfig};
+use crate::walk::{self, WalkConfig};
 use crate::Roots;
 
 /// The order of [`glob_files`]'s results.
@@ -77,12 +77,7 @@ pub fn glob_files(
     config: &GlobConfig,
     cancel: &Cancel,
 ) -> Result<GlobOutcome> {
-    let dir = match walk::start(roots, base)? {
-        Start::Dir(dir) => dir,
-        Start::File(_) => {
-            return Err(crate::Error::new(crate::ErrorKind::InvalidInput, "is a file, not a folder").with_path(base))
-        }
-    };
+    let dir = walk::search_folder(roots, base)?;
     let mut walk_config = config.walk.clone();
     walk_config.globs(&[pattern]);
     let found: Mutex<Vec<(PathBuf, i128)>> = Mutex::new(Vec::new());

@@ -40,6 +40,12 @@
 //! BOM, UTF-16 with one; anything that would not round-trip is refused), applies
 //! [`apply_edit`], and renames a flushed temp file over the target.
 //!
+//! The searches walk a tree as ripgrep does, in parallel, with its ignore rules:
+//! [`glob_files`] lists paths, [`grep`] searches contents with ripgrep's own searcher, and
+//! [`rank_folder`] scores chunks of code (definitions and blank-line blocks) with BM25
+//! over identifier- and Unicode-aware terms, keeping a [`CodeIndex`] per workspace so that
+//! unchanged files are not read again.
+//!
 //! Why one pass: a ranged read of a huge log must count every line (to say how many
 //! remain) and hash every byte (so a later write can tell whether the file changed), but
 //! keep only the page. [`page()`] does all three while streaming fixed-size chunks, so
@@ -59,6 +65,7 @@ mod hash;
 mod image;
 mod index;
 mod page;
+mod rank;
 mod read;
 mod sniff;
 #[cfg(test)]
@@ -77,10 +84,11 @@ pub use crate::hash::{hash_bytes, hash_file, hash_reader, hex128, ContentHasher,
 pub use crate::image::{shape_image, ImageConfig, ShapedImage};
 pub use crate::index::IndexCache;
 pub use crate::page::{group, page, LineStyle, Page, PageConfig};
+pub use crate::rank::{rank, rank_folder, CodeIndex, RankConfig, RankFile, RankHit, RankOutcome};
 pub use crate::read::{read_file, read_file_cached, Content, ReadConfig, ReadOutcome};
 pub use crate::sniff::{sniff, ImageFormat, Kind, TextEncoding, SNIFF_BYTES};
 pub use crate::tokens::{count_tokens, lines_within};
-pub use crate::walk::WalkConfig;
+pub use crate::walk::{search_folder, WalkConfig};
 pub use crate::write::{
     decode, edit_file, encode, remove_file, write_file, EditOutcome, Expect, Payload, Target, WriteConfig, Written,
 };

@@ -104,6 +104,15 @@ pub(crate) fn start(roots: &Roots, path: &Path) -> Result<Start> {
     }
 }
 
+/// The real path of a folder to search, inside the roots: for a search another program
+/// runs (the caller hands it this path). A file, or a path outside the roots, is an error.
+pub fn search_folder(roots: &Roots, path: &Path) -> Result<PathBuf> {
+    match start(roots, path)? {
+        Start::Dir(dir) => Ok(dir),
+        Start::File(_) => Err(Error::new(ErrorKind::InvalidInput, "is a file, not a folder").with_path(path)),
+    }
+}
+
 /// The compiled filters of a [`WalkConfig`].
 pub(crate) struct Filter {
     keep: Option<GlobSet>,

@@ -22,7 +22,7 @@ mod search;
 pub use change::{
     ChangeChecks, EditFailureInfo, EditOptions, EditResult, LineCandidate, TargetResult, WriteOptions, WriteResult,
 };
-pub use search::{GlobOptions, GlobResult, GrepOptions, GrepResult, WalkOptions};
+pub use search::{GlobOptions, GlobResult, GrepOptions, GrepResult, RankHitInfo, RankOptions, RankResult, WalkOptions};
 
 /// The addon's worker pool: one thread per core, never the JS thread or libuv's pool.
 static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
@@ -69,8 +69,8 @@ pub enum AnyReply {
     Read(Reply<ReadResult>),
     /// From `countTokens`.
     Count(Reply<u32>),
-    /// From `hashFile` and `hashBuffer`.
-    Hash(Reply<String>),
+    /// A string: from `hashFile`, `hashBuffer` and `Workspace.searchRoot`.
+    Text(Reply<String>),
     /// From `Workspace.target`.
     Target(Reply<TargetResult>),
     /// From `Workspace.write` and `Workspace.remove`.
@@ -81,6 +81,8 @@ pub enum AnyReply {
     Glob(Reply<GlobResult>),
     /// From `Workspace.grep`.
     Grep(Reply<GrepResult>),
+    /// From `Workspace.rank`.
+    Rank(Reply<RankResult>),
 }
 
 impl ToNapiValue for AnyReply {
@@ -88,12 +90,13 @@ impl ToNapiValue for AnyReply {
         match val {
             AnyReply::Read(r) => Reply::to_napi_value(env, r),
             AnyReply::Count(r) => Reply::to_napi_value(env, r),
-            AnyReply::Hash(r) => Reply::to_napi_value(env, r),
+            AnyReply::Text(r) => Reply::to_napi_value(env, r),
             AnyReply::Target(r) => Reply::to_napi_value(env, r),
             AnyReply::Written(r) => Reply::to_napi_value(env, r),
             AnyReply::Edit(r) => Reply::to_napi_value(env, r),
             AnyReply::Glob(r) => Reply::to_napi_value(env, r),
             AnyReply::Grep(r) => Reply::to_napi_value(env, r),
+            AnyReply::Rank(r) => Reply::to_napi_value(env, r),
         }
     }
 }
@@ -439,6 +442,8 @@ pub struct Workspace {
     pub(crate) roots: Arc<core::Roots>,
     /// Shared by every session of the toolkit: what passes over large files learned.
     index: Arc<core::IndexCache>,
+    /// Shared by every session of the toolkit: the chunks and terms of the code ranked so far.
+    pub(crate) code_index: Arc<core::CodeIndex>,
 }
 
 #[napi]
@@ -447,7 +452,11 @@ impl Workspace {
     #[napi(constructor)]
     pub fn new(roots: Vec<String>) -> Result<Workspace> {
         let roots = core::Roots::new(&roots).map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
-        Ok(Workspace { roots: Arc::new(roots), index: Arc::new(core::IndexCache::default()) })
+        Ok(Workspace {
+            roots: Arc::new(roots),
+            index: Arc::new(core::IndexCache::default()),
+            code_index: Arc::new(core::CodeIndex::default()),
+        })
     }
 
     /// Reads a file inside the roots on the worker pool; the reply goes to `completer` as `id`.
@@ -475,7 +484,7 @@ pub fn count_tokens(completer: &Completer, id: u32, text: String) {
 #[napi]
 pub fn hash_file(completer: &Completer, id: u32, path: String, cancel: Option<&CancelToken>) {
     let cancel = cancel_of(cancel);
-    run_on_pool(completer, id, AnyReply::Hash, move || {
+    run_on_pool(completer, id, AnyReply::Text, move || {
         core::hash_file(std::path::Path::new(&path), &cancel).map(|(h, _)| core::hex128(h))
     });
 }
@@ -484,5 +493,5 @@ pub fn hash_file(completer: &Completer, id: u32, path: String, cancel: Option<&C
 /// digits) goes to `completer` as `id`.
 #[napi]
 pub fn hash_buffer(completer: &Completer, id: u32, data: Buffer) {
-    run_on_pool(completer, id, AnyReply::Hash, move || Ok(core::hex128(core::hash_bytes(&data))));
+    run_on_pool(completer, id, AnyReply::Text, move || Ok(core::hex128(core::hash_bytes(&data))));
 }

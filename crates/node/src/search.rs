@@ -186,3 +186,100 @@ impl Workspace {
         });
     }
 }
+
+/// Options of [`Workspace::rank`].
+#[napi(object)]
+pub struct RankOptions {
+    /// Absolute path of the folder to search.
+    pub path: String,
+    /// Paths under this folder (the workspace) are shown relative to it.
+    pub display_root: String,
+    /// A natural-language or symbol query.
+    pub query: String,
+    /// Most snippets (at most 25). @default 8
+    pub top_k: Option<u32>,
+}
+
+/// One ranked snippet.
+#[napi(object)]
+pub struct RankHitInfo {
+    /// The file, relative to the display root when inside it.
+    pub path: String,
+    /// First line of the chunk, 1-based.
+    pub start_line: u32,
+    /// Last line of the chunk, inclusive.
+    pub end_line: u32,
+    /// BM25 score with boosts and damping.
+    pub score: f64,
+    /// The symbol the chunk defines, if any.
+    pub symbol: Option<String>,
+    /// The chunk's text, at most 40 lines.
+    pub snippet: String,
+    /// Lines of the chunk after the snippet was cut.
+    pub more_lines: u32,
+}
+
+/// What a ranked code search found.
+#[napi(object)]
+pub struct RankResult {
+    /// Best first.
+    pub hits: Vec<RankHitInfo>,
+    /// Files read and chunked by this call (new or changed since the last).
+    pub files_indexed: u32,
+    /// Files the walk offered.
+    pub files_considered: u32,
+    /// Chunks scored.
+    pub chunks: u32,
+}
+
+impl From<core::RankOutcome> for RankResult {
+    fn from(o: core::RankOutcome) -> RankResult {
+        RankResult {
+            hits: o
+                .hits
+                .into_iter()
+                .map(|h| RankHitInfo {
+                    path: h.shown,
+                    start_line: h.start_line as u32,
+                    end_line: h.end_line as u32,
+                    score: h.score,
+                    symbol: h.symbol,
+                    snippet: h.snippet,
+                    more_lines: h.more_lines as u32,
+                })
+                .collect(),
+            files_indexed: o.files_indexed as u32,
+            files_considered: o.files_considered as u32,
+            chunks: o.chunks as u32,
+        }
+    }
+}
+
+#[napi]
+impl Workspace {
+    /// Ranks code chunks under a folder for a query, reusing the workspace's index; the
+    /// reply goes to `completer` as `id`.
+    #[napi]
+    pub fn rank(&self, completer: &Completer, id: u32, options: RankOptions, cancel: Option<&CancelToken>) {
+        let roots = self.roots.clone();
+        let index = self.code_index.clone();
+        let cancel = cancel_of(cancel);
+        let mut config = core::RankConfig::default();
+        config.top_k(options.top_k.unwrap_or(8) as usize);
+        let (base, display_root, query) =
+            (PathBuf::from(options.path), PathBuf::from(options.display_root), options.query);
+        run_on_pool(completer, id, AnyReply::Rank, move || {
+            core::rank_folder(&roots, &base, &display_root, &query, &config, &index, &cancel).map(RankResult::from)
+        });
+    }
+
+    /// The real path of a folder to search, checked against the roots; the reply goes to
+    /// `completer` as `id`. (For a search run by another program, such as Semble.)
+    #[napi]
+    pub fn search_root(&self, completer: &Completer, id: u32, path: String) {
+        let roots = self.roots.clone();
+        run_on_pool(completer, id, AnyReply::Text, move || {
+            core::search_folder(&roots, std::path::Path::new(&path)).map(|p| p.display().to_string())
+        });
+    }
+}

@@ -1,0 +1,136 @@
+/**
+ * semantic_code_search (SPEC §3.5): code snippets ranked for a natural-language or
+ * symbol query. backend 'auto' runs the Semble sidecar when a `semble` binary is on
+ * PATH and falls back to the built-in ranker (and says so) when it fails; 'semble'
+ * insists on it; 'literal' is the built-in ranker: identifier- and Unicode-aware terms,
+ * chunks by definitions and blank-line blocks, BM25, boosts for defined symbols and file
+ * names, tests and generated files damped, one index per workspace reused across calls.
+ */
+import path from 'node:path'
+
+import { z } from 'zod'
+
+import { FsgateError, InvalidInputError } from '../errors.js'
+import { callNative, completer, type NativeRankResult } from '../native.js'
+import { displayPath } from '../policy/paths.js'
+import { text, type ToolOutput } from '../result.js'
+import { explainSearchError, searchBase } from '../search/scope.js'
+import { findSemble, runSemble, SembleError, type SembleHit } from '../search/semble.js'
+import { defineTool, type ToolContext } from '../tool.js'
+
+export type Backend = 'auto' | 'semble' | 'literal'
+
+export interface SemanticInput {
+  query: string
+  path?: string
+  top_k?: number
+  backend?: Backend
+}
+
+/** The most snippets a call returns (SPEC §4). */
+const MAX_TOP_K = 25
+const INSTALL_HINT = "Install with pip install semble or uv tool install semble, or use backend='literal'."
+
+interface Hit {
+  path: string
+  startLine: number
+  endLine: number
+  score: number
+  symbol?: string
+  snippet: string
+  /** Lines of the chunk left out of the snippet. */
+  moreLines?: number
+}
+
+export const semanticTool = defineTool<SemanticInput>({
+  name: 'semantic_code_search',
+  dialects: {
+    revka: {
+      name: 'semantic_code_search',
+      description: `Finds the code most relevant to a natural-language or symbol query and returns ranked snippets (path, line range, score) instead of whole files — far fewer tokens than grep plus read.
+- Good queries: "where is the config parsed", "parseConfig", "retry with backoff", "토큰 압축" (any language).
+- Finds definitions of the symbols you name first; tests and generated files rank lower.
+- For an exact string or regex, use content_search; to list files by name, glob_search.`,
+      schema: z.strictObject({
+        query: z.string().min(1).describe('What to find: a natural-language description or a symbol name.'),
+        path: z.string().optional().describe('The folder to search, relative to the workspace or absolute. Default: the workspace root.'),
+        top_k: z.number().int().min(1).optional().describe('How many snippets to return. Default 8, at most 25.'),
+        backend: z
+          .enum(['auto', 'semble', 'literal'])
+          .optional()
+          .describe("'auto' (default): the Semble sidecar when installed, else the built-in ranker; 'semble': only Semble; 'literal': only the built-in ranker."),
+      }),
+      toCanonical: (i) => i as unknown as SemanticInput,
+    },
+  },
+  run: semantic,
+})
+
+async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOutput> {
+  if (input.query.trim() === '') throw new InvalidInputError('INVALID_INPUT', 'query is blank. Describe the code you are looking for, or name a symbol.', { data: { field: 'query' } })
+  const abs = searchBase(ctx, input.path)
+  const topK = Math.min(input.top_k ?? ctx.limits.semanticTopK, MAX_TOP_K)
+  const backend = input.backend ?? 'auto'
+  let fallback: string | undefined
+  if (backend !== 'literal') {
+    const bin = findSemble()
+    if (!bin && backend === 'semble') {
+      throw new FsgateError('BACKEND_UNAVAILABLE', `Semble is not installed (no semble binary on PATH). ${INSTALL_HINT}`, { data: { backend } })
+    }
+    if (bin) {
+      const real = await callNative<string>((id) => ctx.fs.searchRoot(completer, id, abs), ctx.signal).catch(async (err) => {
+        throw await explainSearchError(err, input.path, abs, ctx)
+      })
+      try {
+        const hits = await runSemble(bin, input.query, real, topK, { signal: ctx.signal })
+        return shape(input, ctx, abs, hits.map((h) => fromSemble(h, real, ctx)), { backend: 'semble' })
+      } catch (err) {
+        if (!(err instanceof SembleError)) throw err
+        if (err.reason === 'aborted') throw new FsgateError('ABORTED', 'The call was cancelled by its AbortSignal.')
+        if (backend === 'semble') {
+          throw new FsgateError(err.reason === 'timeout' ? 'TIMEOUT' : 'BACKEND_UNAVAILABLE', `Semble failed: ${err.message} Retry, or use backend='literal'.`, {
+            data: { backend, reason: err.reason },
+          })
+        }
+        fallback = `Semble failed (${err.reason}); these results are from the built-in ranker.`
+      }
+    }
+  }
+  const r = await callNative<NativeRankResult>(
+    (id, cancel) => ctx.fs.rank(completer, id, { path: abs, displayRoot: ctx.workspace, query: input.query, topK }, cancel),
+    ctx.signal,
+  ).catch(async (err) => {
+    throw await explainSearchError(err, input.path, abs, ctx)
+  })
+  const hits = r.hits.map((h) => ({ path: h.path, startLine: h.startLine, endLine: h.endLine, score: h.score, symbol: h.symbol ?? undefined, snippet: h.snippet, moreLines: h.moreLines }))
+  return shape(input, ctx, abs, hits, { backend: 'builtin', filesIndexed: r.filesIndexed, filesConsidered: r.filesConsidered, chunks: r.chunks, ...(fallback ? { fallback } : {}) })
+}
+
+function fromSemble(h: SembleHit, real: string, ctx: ToolContext): Hit {
+  const full = path.isAbsolute(h.path) ? h.path : path.join(real, h.path)
+  return { path: displayPath(ctx.workspace, full), startLine: h.startLine, endLine: h.endLine, score: h.score ?? 0, snippet: h.snippet }
+}
+
+function shape(input: SemanticInput, ctx: ToolContext, abs: string, hits: Hit[], facts: Record<string, unknown>): ToolOutput {
+  const data = { query: input.query, path: displayPath(ctx.workspace, abs), ...facts, hits: hits.map(({ snippet: _s, moreLines: _m, ...h }) => h) }
+  const notes = typeof facts.fallback === 'string' ? [`(${facts.fallback})`] : []
+  if (hits.length === 0) {
+    return { content: [text([...notes, `No code found for "${input.query}". Try other words or a symbol name, or use content_search for an exact string.`].join('\n'))], data }
+  }
+  const blocks = hits.map((h, i) => {
+    const head = `${i + 1}. ${h.path}:${h.startLine}-${h.endLine}${h.symbol ? `  ${h.symbol}` : ''}  (score ${h.score.toFixed(2)})`
+    const body = h.snippet === '' ? '' : `\n${numbered(h.snippet, h.startLine)}`
+    const shownTo = h.endLine - (h.moreLines ?? 0)
+    const more = h.moreLines ? `\n… ${h.moreLines} more lines; read ${h.path} with offset=${shownTo + 1} for the rest` : ''
+    return head + body + more
+  })
+  return { content: [text([...notes, ...blocks].join('\n\n'))], data }
+}
+
+/** The snippet with cat -n line numbers, so the model can cite and read the lines. */
+function numbered(snippet: string, first: number): string {
+  return snippet
+    .split('\n')
+    .map((line, i) => `${String(first + i).padStart(6)}\t${line}`)
+    .join('\n')
+}
