@@ -208,3 +208,38 @@ describe('fsgate definitions', () => {
     expect(r.stderr).not.toMatch(/^\s+at /m)
   })
 })
+
+describe('fsgate glob, grep, search', () => {
+  it('glob lists sorted paths; --no-ignore and --hidden widen the walk', () => {
+    put(ws, '.gitignore', 'ignored.txt\n')
+    put(ws, 'ignored.txt', 'line 1\n')
+    put(ws, '.dot/x.txt', 'line 1\n')
+    expect(run(['glob', '*.txt'])).toMatchObject({ code: 0, stdout: 'five.txt\nsub/deep.txt\n' })
+    expect(run(['glob', '*.txt', '--no-ignore', '--hidden']).stdout).toBe('.dot/x.txt\nfive.txt\nignored.txt\nsub/deep.txt\n')
+    expect(run(['glob', '*.txt', 'sub']).stdout).toBe('sub/deep.txt\n')
+  })
+
+  it('grep prints ripgrep-style lines; -i, --include, --mode and -C pass through', () => {
+    expect(run(['grep', 'line [24]']).stdout).toBe('five.txt:2:line 2\nfive.txt:4:line 4\n')
+    expect(run(['grep', 'DEEP', '-i', '--include', '*.txt', '--mode', 'files_with_matches']).stdout).toBe('Found 1 file\nsub/deep.txt\n')
+    expect(run(['grep', 'line 3', '-C', '1']).stdout).toBe('five.txt-2-line 2\nfive.txt:3:line 3\nfive.txt-4-line 4\n')
+  })
+
+  it('grep with a bad regex exits 1 with INVALID_PATTERN on stderr', () => {
+    const r = run(['grep', 'a('])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/unclosed group[\s\S]*\(error code INVALID_PATTERN\)/)
+  })
+
+  it('search ranks code with the built-in ranker', () => {
+    put(ws, 'src/retry.ts', 'export function retryWithBackoff() {\n  return 1\n}\n')
+    const r = run(['search', 'retry with backoff', '--top', '1'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^1\. src\/retry\.ts:1-3 {2}retryWithBackoff/)
+  })
+
+  it('usage errors exit 2', () => {
+    expect(run(['glob']).code).toBe(2)
+    expect(run(['grep', 'x', '-C', 'two']).code).toBe(2)
+  })
+})
