@@ -1,6 +1,7 @@
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::UNIX_EPOCH;
+
+use rayon::prelude::*;
 
 use crate::cancel::Cancel;
 use crate::error::Result;
@@ -80,24 +81,22 @@ pub fn glob_files(
     let dir = walk::search_folder(roots, base)?;
     let mut walk_config = config.walk.clone();
     walk_config.globs(&[pattern]);
-    let found: Mutex<Vec<(PathBuf, i128)>> = Mutex::new(Vec::new());
     let newest = config.order == GlobOrder::Newest;
-    let errors = walk::walk(&dir, &walk_config, cancel, || {
-        let found = &found;
-        Box::new(move |file| {
-            let mtime = if newest { file.entry.metadata().ok().map_or(0, |m| mtime_ns(&m)) } else { 0 };
-            found.lock().unwrap().push((file.path, mtime));
-            true
+    let (files, errors) = walk::list(&dir, &walk_config, cancel)?;
+    let mut found: Vec<(Vec<u8>, PathBuf, i128)> = files
+        .into_par_iter()
+        .map(|path| {
+            let mtime = if newest { std::fs::symlink_metadata(&path).map_or(0, |m| mtime_ns(&m)) } else { 0 };
+            (walk::sort_key(&path), path, mtime)
         })
-    })?;
-    let mut found = found.into_inner().unwrap();
+        .collect();
     match config.order {
-        GlobOrder::Path => found.sort_unstable_by(|a, b| a.0.cmp(&b.0)),
-        GlobOrder::Newest => found.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0))),
+        GlobOrder::Path => found.par_sort_unstable_by(|a, b| a.0.cmp(&b.0)),
+        GlobOrder::Newest => found.par_sort_unstable_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0))),
     }
     let total = found.len();
     let display_root = std::fs::canonicalize(display_root).unwrap_or_else(|_| display_root.to_path_buf());
-    let paths = found.iter().take(config.limit).map(|(p, _)| walk::shown(&display_root, p)).collect();
+    let paths = found.iter().take(config.limit).map(|(_, p, _)| walk::shown(&display_root, p)).collect();
     Ok(GlobOutcome { paths, total, errors })
 }
 
@@ -154,6 +153,29 @@ mod tests {
     }
 
     #[test]
+    fn without_ignore_files_hidden_and_vcs_rules_and_negated_globs_still_apply() {
+        let dir = tree(&[
+            (".gitignore", "*.log\n"),
+            ("a.log", ""),
+            (".env", ""),
+            (".git/HEAD", ""),
+            ("dist/x.js", ""),
+            ("s/b.js", ""),
+        ]);
+        let out = glob(&dir, "**/*", |c| {
+            c.walk().include_ignored(true);
+        })
+        .unwrap();
+        assert_eq!(out.paths, ["a.log", "dist/x.js", "s/b.js"]);
+        let out = glob(&dir, "**/*", |c| {
+            c.walk().include_ignored(true).include_hidden(true).globs(&["!dist"]);
+        })
+        .unwrap();
+        // The walk's own glob list is replaced by the pattern; the negation is tested in grep.
+        assert_eq!(out.paths, [".env", ".gitignore", "a.log", "dist/x.js", "s/b.js"]);
+    }
+
+    #[test]
     fn the_limit_keeps_the_first_paths_and_counts_the_rest() {
         let dir = tree(&[("c", ""), ("a", ""), ("b", "")]);
         let out = glob(&dir, "*", |c| {
@@ -173,6 +195,23 @@ mod tests {
         })
         .unwrap();
         assert_eq!(out.paths, ["new", "old"]);
+    }
+
+    #[test]
+    fn ignore_files_above_a_repository_root_do_not_apply_inside_it() {
+        // A dotfiles repository in a home folder whose .gitignore is `*` must not hide a
+        // project that is a repository of its own.
+        let home = tree(&[(".gitignore", "*\n"), ("project/.git/HEAD", ""), ("project/.gitignore", "*.log\n")]);
+        std::fs::write(home.join("project/main.rs"), "").unwrap();
+        std::fs::write(home.join("project/debug.log"), "").unwrap();
+        let project = home.join("project");
+        assert_eq!(glob(&project, "*", |_| {}).unwrap().paths, ["main.rs"]);
+        // Outside a repository, ignore files above the folder searched do apply (as
+        // ripgrep's --no-require-git).
+        let plain = tree(&[(".gitignore", "*.log\n"), ("sub/a.rs", ""), ("sub/b.log", "")]);
+        let roots = Roots::new(&[&plain]).unwrap();
+        let out = glob_files(&roots, &plain.join("sub"), &plain, "*", &GlobConfig::default(), &Cancel::new()).unwrap();
+        assert_eq!(out.paths, ["sub/a.rs"]);
     }
 
     #[test]

@@ -12,6 +12,9 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::walk::{self, Start, WalkConfig};
 use crate::Roots;
 
+/// Files searched by one task of the caller's rayon pool.
+const BATCH: usize = 16;
+
 /// What [`grep`] reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum GrepMode {
@@ -167,24 +170,36 @@ pub fn grep(
     let display_root = std::fs::canonicalize(display_root).unwrap_or_else(|_| display_root.to_path_buf());
     let need = config.offset.saturating_add(config.limit) as u64;
     let collector = Mutex::new(Collector { need, ..Collector::default() });
-    let search = |searcher: &mut Searcher, path: &Path| {
-        let hits = search_file(searcher, &matcher, path, config, need, cancel);
-        collector.lock().unwrap().add(path.to_path_buf(), hits);
-    };
-    let mut errors = match &start {
-        Start::File(path) => {
-            search(&mut searcher(config), path);
-            Vec::new()
+    let search = |paths: Vec<PathBuf>| {
+        let mut searcher = searcher(config);
+        for path in paths {
+            if cancel.is_cancelled() {
+                return;
+            }
+            let hits = search_file(&mut searcher, &matcher, &path, config, need, cancel);
+            collector.lock().unwrap().add(path, hits);
         }
-        Start::Dir(dir) => walk::walk(dir, &config.walk, cancel, || {
-            let mut own = searcher(config);
-            let search = &search;
-            Box::new(move |file| {
-                search(&mut own, &file.path);
-                !cancel.is_cancelled()
-            })
-        })?,
     };
+    let mut errors = Vec::new();
+    match start {
+        Start::File(path) => search(vec![path]),
+        // The walk runs here; batches of files go to the caller's rayon pool as they are
+        // found, and the last (for a small folder, the only) batch is searched here.
+        Start::Dir(dir) => rayon::scope(|scope| -> Result<()> {
+            let search = &search;
+            let mut batch = Vec::with_capacity(BATCH);
+            errors = walk::walk(&dir, &config.walk, cancel, |file| {
+                batch.push(file);
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    scope.spawn(move |_| search(full));
+                }
+                true
+            })?;
+            search(batch);
+            Ok(())
+        })?,
+    }
     cancel.check()?;
     let collector = collector.into_inner().unwrap();
     errors.extend(collector.errors.iter().cloned());
@@ -201,7 +216,12 @@ fn build_matcher(pattern: &str, config: &GrepConfig) -> Result<RegexMatcher> {
     } else {
         builder.line_terminator(Some(b'\n')).dot_matches_new_line(false).crlf(true);
     }
-    builder.build(pattern).map_err(|e| Error::new(ErrorKind::InvalidPattern, e.to_string()))
+    builder.build(pattern).map_err(|e| {
+        // grep-regex reports errors on the pattern as it wrapped it (`(?:foo()`); the
+        // pattern's own parser points at the column the caller wrote.
+        let own = regex_syntax::ParserBuilder::new().build().parse(pattern).err();
+        Error::new(ErrorKind::InvalidPattern, own.map_or_else(|| e.to_string(), |own| own.to_string()))
+    })
 }
 
 fn searcher(config: &GrepConfig) -> Searcher {
@@ -357,7 +377,8 @@ fn floor_boundary(text: &str, mut at: usize) -> usize {
 /// Every file's results, kept in path order, trimmed to what can still be shown.
 #[derive(Default)]
 struct Collector {
-    files: BTreeMap<PathBuf, FileHits>,
+    /// By [`walk::sort_key`]: path order, component by component.
+    files: BTreeMap<Vec<u8>, (PathBuf, FileHits)>,
     /// Results (by mode) held in `files`.
     held: u64,
     need: u64,
@@ -385,10 +406,10 @@ impl Collector {
         self.matched_files += 1;
         self.matches += hits.matches;
         self.held += units(&hits);
-        self.files.insert(path, hits);
+        self.files.insert(walk::sort_key(&path), (path, hits));
         // Drop the last files while the ones before them already fill the page.
         while self.files.len() > 1 {
-            let (_, last) = self.files.last_key_value().unwrap();
+            let (_, (_, last)) = self.files.last_key_value().unwrap();
             let rest = self.held - units(last);
             if rest < self.need {
                 break;
@@ -419,7 +440,7 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
     };
     let (offset, limit) = (config.offset as u64, config.limit as u64);
     if config.mode != GrepMode::Content {
-        for (i, (path, hits)) in c.files.iter().enumerate() {
+        for (i, (path, hits)) in c.files.values().enumerate() {
             let i = i as u64;
             if i < offset {
                 continue;
@@ -447,7 +468,7 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
     let context = config.before > 0 || config.after > 0;
     let mut seen = 0u64;
     let mut printed_any = false;
-    for (path, hits) in &c.files {
+    for (path, hits) in c.files.values() {
         if hits.stopped {
             out.truncated = true;
         }
@@ -658,11 +679,46 @@ mod tests {
     }
 
     #[test]
+    fn a_negated_glob_leaves_out_a_whole_folder_as_rg_does() {
+        let dir = tree(&[("sub/secret.txt", "hit\n"), ("a.txt", "hit\n"), ("sub.txt", "hit\n")]);
+        let out = run(&dir, "hit", |c| {
+            c.mode(GrepMode::Files).walk().globs(&["!sub"]);
+        })
+        .unwrap();
+        assert_eq!(out.text, "a.txt\nsub.txt\n");
+    }
+
+    #[test]
+    fn a_type_includes_hidden_files_of_that_type_as_rg_t_does() {
+        let dir = tree(&[(".hidden.rs", "fn x() {}\n"), ("b.rs", "fn y() {}\n"), (".other.txt", "fn\n")]);
+        let out = run(&dir, "fn", |c| {
+            c.mode(GrepMode::Files).walk().file_type(Some("rust"));
+        })
+        .unwrap();
+        assert_eq!(out.text, ".hidden.rs\nb.rs\n");
+    }
+
+    #[test]
+    fn a_git_file_of_a_worktree_is_never_searched() {
+        let dir = tree(&[(".git", "gitdir: /elsewhere/hit\n"), (".env", "hit\n")]);
+        let out = run(&dir, "hit", |c| {
+            c.mode(GrepMode::Files).walk().include_hidden(true);
+        })
+        .unwrap();
+        assert_eq!(out.text, ".env\n");
+    }
+
+    #[test]
     fn an_invalid_regex_is_an_invalid_pattern_with_the_regex_error() {
         let dir = tree(&[("a.txt", "x\n")]);
         let err = run(&dir, "foo(", |_| {}).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::InvalidPattern);
         assert!(err.message().contains("unclosed group"), "{}", err.message());
+        assert!(
+            err.message().contains("    foo(\n       ^"),
+            "the caret points into the pattern as given: {}",
+            err.message()
+        );
     }
 
     #[test]

@@ -966,23 +966,18 @@ pub fn rank_folder(
 ) -> Result<RankOutcome> {
     let dir = walk::search_folder(roots, base)?;
     let display_root = std::fs::canonicalize(display_root).unwrap_or_else(|_| display_root.to_path_buf());
-    let found = Mutex::new(Vec::new());
-    walk::walk(&dir, &WalkConfig::default(), cancel, || {
-        let (found, display_root) = (&found, &display_root);
-        Box::new(move |file| {
-            let Ok(meta) = file.entry.metadata() else { return true };
-            let mtime_ns = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos() as i128);
-            let shown = walk::shown(display_root, &file.path);
-            found.lock().unwrap().push(RankFile { path: file.path, shown, size: meta.len(), mtime_ns });
-            true
-        })
+    let mut files = Vec::new();
+    walk::walk(&dir, &WalkConfig::default(), cancel, |file| {
+        let Ok(meta) = std::fs::symlink_metadata(&file) else { return true };
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i128);
+        let shown = walk::shown(&display_root, &file);
+        files.push(RankFile { path: file, shown, size: meta.len(), mtime_ns });
+        true
     })?;
-    let mut files = found.into_inner().unwrap();
-    files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
     rank(index, &files, query, config, cancel)
 }
 

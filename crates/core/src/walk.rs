@@ -3,7 +3,7 @@ use std::sync::Mutex;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::types::{Types, TypesBuilder};
-use ignore::{DirEntry, WalkBuilder, WalkState};
+use ignore::{WalkBuilder, WalkState};
 
 use crate::cancel::Cancel;
 use crate::error::{Error, ErrorKind, Result};
@@ -24,7 +24,6 @@ pub struct WalkConfig {
     include_ignored: bool,
     globs: Vec<String>,
     file_type: Option<String>,
-    threads: usize,
 }
 
 impl WalkConfig {
@@ -58,20 +57,6 @@ impl WalkConfig {
         self.file_type = name.map(str::to_string);
         self
     }
-
-    /// Threads that walk the tree. By default, this is 0: one per core.
-    pub fn threads(&mut self, n: usize) -> &mut Self {
-        self.threads = n;
-        self
-    }
-}
-
-/// A file a walk found.
-pub(crate) struct Found {
-    /// The path as walked (under the real path of the folder searched).
-    pub path: PathBuf,
-    /// The directory entry, for metadata.
-    pub entry: DirEntry,
 }
 
 /// What a walk starts from: a folder to walk, or one file named directly.
@@ -141,21 +126,27 @@ impl Filter {
                 Some(types)
             }
         };
-        Ok(Filter { keep: glob_set(&keep)?, drop: glob_set(&drop)?, types })
+        // A glob that matches every path (`*`, `**`, `**/*`) keeps everything: no matching.
+        let keep = if keep.iter().any(|g| matches!(g.trim_start_matches("./"), "*" | "**" | "**/*" | "/**" | "/**/*")) {
+            None
+        } else {
+            glob_set(&keep)?
+        };
+        Ok(Filter { keep, drop: glob_set(&drop)?, types })
     }
 
-    /// Whether a file (by its path relative to the folder searched) passes the filters.
+    /// Whether a file (by its path relative to the folder searched) passes the globs.
     pub fn keeps(&self, rel: &Path) -> bool {
         if self.keep.as_ref().is_some_and(|set| !set.is_match(rel)) {
             return false;
         }
-        if self.drop.as_ref().is_some_and(|set| set.is_match(rel)) {
-            return false;
-        }
-        if let Some(types) = &self.types {
-            return types.matched(rel, false).is_whitelist();
-        }
-        true
+        !self.drops(rel)
+    }
+
+    /// Whether an entry (a file, or a folder with all it holds) is excluded by a `!` glob,
+    /// as ripgrep's `-g '!dist'` leaves out the whole folder.
+    pub fn drops(&self, rel: &Path) -> bool {
+        self.drop.as_ref().is_some_and(|set| set.is_match(rel))
     }
 }
 
@@ -182,16 +173,48 @@ fn glob_set(globs: &[&str]) -> Result<Option<GlobSet>> {
     set.build().map(Some).map_err(|e| Error::new(ErrorKind::InvalidPattern, e.to_string()))
 }
 
-/// Walks `dir` in parallel. Each walker thread calls `make` once for its own visitor
-/// (so a visitor may own state that is not `Sync`, such as a searcher), then the
-/// visitor on every file that passes the ignore rules and the filters; returning
-/// `false` stops the walk. Errors reading folders are collected and returned (the walk
-/// goes on).
-pub(crate) fn walk<'s, M>(dir: &Path, config: &WalkConfig, cancel: &Cancel, make: M) -> Result<Vec<String>>
+/// Walks `dir` on the calling thread, calling `visit` on every file that passes the
+/// ignore rules and the filters; returning `false` stops the walk. Errors reading
+/// folders are collected and returned (the walk goes on).
+///
+/// Why one thread: a walk is a few `readdir` calls per folder, cheap next to reading the
+/// files; callers that read them hand batches to the caller's rayon pool, so the work
+/// shares the addon's threads instead of starting its own for every call (the `ignore`
+/// crate's parallel walker starts threads per walk and polls for work every millisecond,
+/// which dominates a search of a small folder).
+pub(crate) fn walk<F>(dir: &Path, config: &WalkConfig, cancel: &Cancel, mut visit: F) -> Result<Vec<String>>
 where
-    M: Fn() -> Box<dyn FnMut(Found) -> bool + Send + 's> + Sync,
+    F: FnMut(PathBuf) -> bool,
 {
     let filter = Filter::new(config)?;
+    let builder = builder(dir, config, &filter);
+    let mut errors = Vec::new();
+    for result in builder.build() {
+        cancel.check()?;
+        let entry = match result {
+            Ok(entry) => entry,
+            Err(err) => {
+                errors.push(err.to_string());
+                continue;
+            }
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+        if !filter.keeps(rel) {
+            continue;
+        }
+        if !visit(entry.into_path()) {
+            break;
+        }
+    }
+    cancel.check()?;
+    Ok(errors)
+}
+
+/// The walker of ripgrep's rules for `dir`: see [`WalkConfig`].
+fn builder(dir: &Path, config: &WalkConfig, filter: &Filter) -> WalkBuilder {
     let mut builder = WalkBuilder::new(dir);
     let respect = !config.include_ignored;
     builder
@@ -202,48 +225,142 @@ where
         .git_ignore(respect)
         .git_global(respect)
         .git_exclude(respect)
-        .require_git(false)
-        .threads(config.threads)
-        .filter_entry(|entry| {
-            !(entry.depth() > 0
-                && entry.file_type().is_some_and(|t| t.is_dir())
-                && VCS_DIRS.iter().any(|vcs| entry.file_name() == *vcs))
-        });
+        // Inside a repository, git's own rules: ignore files above its root do not apply.
+        // Outside one, ignore files count all the same (ripgrep's --no-require-git).
+        .require_git(in_repository(dir));
+    // Types go to the walker, which checks them after the ignore rules and before the
+    // hidden-file rule, as `rg -t` does (a hidden file of the type is searched).
+    if let Some(types) = filter.types.clone() {
+        builder.types(types);
+    }
+    let (drops, root) = (filter.drop.clone(), dir.to_path_buf());
+    builder.filter_entry(move |entry| {
+        if entry.depth() == 0 {
+            return true;
+        }
+        if VCS_DIRS.iter().any(|vcs| entry.file_name() == *vcs) {
+            return false;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        let rel = entry.path().strip_prefix(&root).unwrap_or(entry.path());
+        !(is_dir && drops.as_ref().is_some_and(|set| set.is_match(rel)))
+    });
     if respect {
         builder.add_custom_ignore_filename(".rgignore");
     }
-    let errors = Mutex::new(Vec::new());
-    let (make, filter, errors_ref) = (&make, &filter, &errors);
-    builder.build_parallel().run(|| {
-        let mut visit = make();
-        Box::new(move |result| {
-            if cancel.is_cancelled() {
-                return WalkState::Quit;
-            }
-            let entry = match result {
-                Ok(entry) => entry,
-                Err(err) => {
-                    errors_ref.lock().unwrap().push(err.to_string());
-                    return WalkState::Continue;
+    builder
+}
+
+/// Lists every file under `dir` that passes the rules and filters, in no particular
+/// order, using every thread of the caller's rayon pool: for listings, where the walk is
+/// all the work. With ignore files switched off (and no file type), folders are read
+/// directly, with none of the per-entry work of matching ignore rules.
+pub(crate) fn list(dir: &Path, config: &WalkConfig, cancel: &Cancel) -> Result<(Vec<PathBuf>, Vec<String>)> {
+    let filter = Filter::new(config)?;
+    let out = Mutex::new((Vec::new(), Vec::new()));
+    if config.include_ignored && filter.types.is_none() {
+        let lister = Lister { root: dir, hidden: config.include_hidden, filter: &filter, cancel, out: &out };
+        rayon::scope(|scope| lister.read(scope, dir.to_path_buf()));
+    } else {
+        let threads = rayon::current_num_threads().clamp(1, 8);
+        builder(dir, config, &filter).threads(threads).build_parallel().run(|| {
+            let mut own = Batch { files: Vec::new(), errors: Vec::new(), out: &out };
+            let filter = &filter;
+            Box::new(move |result| {
+                if cancel.is_cancelled() {
+                    return WalkState::Quit;
                 }
-            };
-            if !entry.file_type().is_some_and(|t| t.is_file()) {
-                return WalkState::Continue;
-            }
-            let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path()).to_path_buf();
-            if !filter.keeps(&rel) {
-                return WalkState::Continue;
-            }
-            let found = Found { path: entry.path().to_path_buf(), entry };
-            if visit(found) {
+                match result {
+                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                        let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+                        if filter.keeps(rel) {
+                            own.files.push(entry.into_path());
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(err) => own.errors.push(err.to_string()),
+                }
                 WalkState::Continue
-            } else {
-                WalkState::Quit
-            }
-        })
-    });
+            })
+        });
+    }
     cancel.check()?;
-    Ok(errors.into_inner().unwrap())
+    Ok(out.into_inner().unwrap())
+}
+
+/// What one walker thread found, added to the shared list when the thread is done.
+struct Batch<'a> {
+    files: Vec<PathBuf>,
+    errors: Vec<String>,
+    out: &'a Mutex<(Vec<PathBuf>, Vec<String>)>,
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        let mut out = self.out.lock().unwrap();
+        out.0.append(&mut self.files);
+        out.1.append(&mut self.errors);
+    }
+}
+
+/// The listing without ignore rules: each folder read by a task of the rayon pool.
+struct Lister<'a> {
+    root: &'a Path,
+    hidden: bool,
+    filter: &'a Filter,
+    cancel: &'a Cancel,
+    out: &'a Mutex<(Vec<PathBuf>, Vec<String>)>,
+}
+
+impl<'a> Lister<'a> {
+    fn read<'s>(&'s self, scope: &rayon::Scope<'s>, dir: PathBuf)
+    where
+        'a: 's,
+    {
+        if self.cancel.is_cancelled() {
+            return;
+        }
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(err) => return self.out.lock().unwrap().1.push(format!("{}: {err}", dir.display())),
+        };
+        let mut files = Vec::new();
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if (!self.hidden && name.as_encoded_bytes().first() == Some(&b'.')) || VCS_DIRS.iter().any(|v| name == *v) {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else { continue };
+            let path = entry.path();
+            let rel = path.strip_prefix(self.root).unwrap_or(&path);
+            if kind.is_dir() {
+                if !self.filter.drops(rel) {
+                    scope.spawn(move |scope| self.read(scope, path));
+                }
+            } else if kind.is_file() && self.filter.keeps(rel) {
+                files.push(path);
+            }
+        }
+        self.out.lock().unwrap().0.append(&mut files);
+    }
+}
+
+/// Whether `dir` is inside a git repository (it or a folder above it has `.git`).
+fn in_repository(dir: &Path) -> bool {
+    dir.ancestors().any(|d| d.join(".git").exists())
+}
+
+/// A key that sorts paths component by component (as `rg --sort path` and
+/// `Path::cmp` do: `a/b` before `a-c`) with one `memcmp`: separators become NUL, which
+/// no file name contains.
+pub(crate) fn sort_key(path: &Path) -> Vec<u8> {
+    let mut key = path.as_os_str().as_encoded_bytes().to_vec();
+    for b in &mut key {
+        if *b == b'/' || (cfg!(windows) && *b == b'\\') {
+            *b = 0;
+        }
+    }
+    key
 }
 
 /// How a path is shown: relative to `display_root` when inside it, else in full.
