@@ -59,8 +59,12 @@ describe('glob_search (revka)', () => {
     expect(all).not.toContain('.git/HEAD')
   })
 
-  it('an absolute pattern is split into a folder and a glob', async () => {
+  it('an absolute pattern is split into a folder and a glob anchored there', async () => {
     expect(ok(await revka.call('glob_search', { pattern: `${dir}/src/**/*.rs` }))).toBe('src/config.rs\nsrc/main.rs')
+    expect(ok(await revka.call('glob_search', { pattern: `${dir}/src/*.ts` }))).toMatch(/^No files found/)
+    expect(ok(await revka.call('glob_search', { pattern: `${dir}/src/ui/*.ts` }))).toBe('src/ui/view.test.ts\nsrc/ui/view.ts')
+    expect(ok(await revka.call('glob_search', { pattern: `${dir}/src/ui/*.ts`, path: 'src' }))).toBe('src/ui/view.test.ts\nsrc/ui/view.ts')
+    expect(fails(await revka.call('glob_search', { pattern: `${dir}/docs/*.md`, path: 'src' }), 'INVALID_INPUT')).toMatch(/is outside path src/)
   })
 
   it('caps results at limits.globResults and says how many there are', async () => {
@@ -79,7 +83,7 @@ describe('glob_search (revka)', () => {
   })
 
   it('errors: bad glob, missing folder (with a suggestion), a file as path, outside the workspace', async () => {
-    expect(fails(await revka.call('glob_search', { pattern: 'src/[a-' }), 'INVALID_PATTERN')).toMatch(/Invalid pattern: invalid glob/)
+    expect(fails(await revka.call('glob_search', { pattern: 'src/[a-' }), 'INVALID_PATTERN')).toMatch(/^Invalid glob in pattern: invalid glob "src\/\[a-"/)
     expect(fails(await revka.call('glob_search', { pattern: '*', path: 'scr' }), 'NOT_FOUND')).toMatch(/Did you mean src\?/)
     expect(fails(await revka.call('glob_search', { pattern: '*', path: 'src/main.rs' }), 'INVALID_INPUT')).toMatch(/is a file, not a folder/)
     expect(fails(await revka.call('glob_search', { pattern: '*', path: '/etc' }), 'PATH_OUTSIDE_WORKSPACE')).toMatch(/outside the workspace/)
@@ -139,7 +143,7 @@ describe('content_search (revka)', () => {
       'Found 2 files\nsrc/config.rs\nsrc/main.rs',
     )
     const none = await revka.call('content_search', { pattern: 'visitor' })
-    expect(ok(none)).toBe('No matches found for visitor.')
+    expect(ok(none)).toBe('No matches found for visitor. (1 binary file skipped)')
   })
 
   it('count mode counts matching lines per file', async () => {
@@ -179,6 +183,24 @@ describe('content_search (revka)', () => {
     expect(fails(await revka.call('content_search', { pattern: 'x', path: 'nope/' }), 'NOT_FOUND')).toMatch(/Path does not exist: nope\//)
     expect(fails(await revka.call('content_search', { pattern: 'x', path: '..' }), 'PATH_OUTSIDE_WORKSPACE')).toBeTruthy()
     expect(fails(await revka.call('content_search', { pattern: 'x', max_results: 0 }), 'INVALID_INPUT')).toMatch(/max_results/)
+  })
+
+  it('a bad include glob names include, not the regex; a newline asks for multiline', async () => {
+    const r = await revka.call('content_search', { pattern: 'x', include: 'src/[a-' })
+    expect(fails(r, 'INVALID_PATTERN')).toMatch(/^Invalid glob in include: invalid glob "src\/\[a-".*Fix include and retry\.$/)
+    expect(r.data).toMatchObject({ field: 'include' })
+    expect(fails(await claude.call('Grep', { pattern: 'x', glob: '[' }), 'INVALID_PATTERN')).toMatch(/Invalid glob in glob/)
+    expect(fails(await revka.call('content_search', { pattern: 'main\\n' }), 'INVALID_PATTERN')).toMatch(/set multiline: true\.$/)
+  })
+
+  it('context is capped at 100 lines; no match still tells of binary files skipped', async () => {
+    expect(fails(await revka.call('content_search', { pattern: 'x', context_after: 101 }), 'INVALID_INPUT')).toMatch(/context_after/)
+    expect(ok(await revka.call('content_search', { pattern: 'parse_config', path: 'bin' }))).toBe('No matches found for parse_config in bin. (1 binary file skipped)')
+  })
+
+  it('files mode does not claim a match count', async () => {
+    const r = await revka.call('content_search', { pattern: 'parse_config', output_mode: 'files_with_matches' })
+    expect(r.data).not.toHaveProperty('numMatches')
   })
 
   it('an aborted signal gives ABORTED', async () => {
@@ -239,5 +261,15 @@ describe('the JS thread', () => {
     expect(ticks).toBeGreaterThan(0)
     expect(worst).toBeLessThan(200)
     expect(textOf(r)).toMatch(/^Found 80,000 matches in 4,000 files/)
+  })
+})
+
+describe('typed methods', () => {
+  it('session.glob, session.grep and session.search return output or throw the error class', async () => {
+    expect(textOf(await revka.glob({ pattern: '*.rs' }))).toBe('src/config.rs\nsrc/main.rs')
+    expect(textOf(await revka.grep({ pattern: 'fn main', output_mode: 'files_with_matches' }))).toBe('Found 1 file\nsrc/main.rs')
+    expect((await revka.search({ query: 'parse config', backend: 'literal' })).data).toMatchObject({ backend: 'builtin' })
+    await expect(revka.grep({ pattern: 'a(' })).rejects.toMatchObject({ name: 'InvalidInputError', code: 'INVALID_PATTERN' })
+    await expect(revka.glob({ pattern: '*', path: 'nope' })).rejects.toMatchObject({ code: 'NOT_FOUND' })
   })
 })

@@ -156,4 +156,60 @@ describe('backends', () => {
     const r = await session.call('semantic_code_search', { query: 'parseConfig', backend: 'semble' })
     expect(fails(r, 'BACKEND_UNAVAILABLE')).toMatch(/Semble failed: .*boom/s)
   })
+
+  it('drops a Semble hit that leads outside the folder searched, and shows the file\'s own lines', async () => {
+    const outside = tempDir('fsgate-semantic-outside-')
+    put(outside, 'secret.txt', 'TOKEN=hunter2\n')
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(dir, 'src/leak.txt'))
+    const results = [
+      { file_path: 'src/leak.txt', start_line: 1, end_line: 1, score: 0.99, content: 'TOKEN=hunter2' },
+      { file_path: 'src/config.ts', start_line: 2, end_line: 4, score: 0.5, content: 'not what the file says' },
+    ]
+    fakeSemble(`process.stdout.write(JSON.stringify({ query: 'q', results: ${JSON.stringify(results)} }) + '\\n')`)
+    try {
+      const r = await session.call('semantic_code_search', { query: 'token' })
+      expect(r.data).toMatchObject({ backend: 'semble', droppedHits: 1, hits: [{ path: 'src/config.ts', startLine: 2, endLine: 4 }] })
+      expect(ok(r)).not.toContain('hunter2')
+      expect(ok(r)).toContain('     2\texport function parseConfig(text: string): Config {')
+      expect(ok(r)).not.toContain('not what the file says')
+    } finally {
+      fs.unlinkSync(path.join(dir, 'src/leak.txt'))
+    }
+  })
+
+  it('never runs a semble that lies inside the workspace', async () => {
+    const bin = path.join(dir, '.venv/bin')
+    fs.mkdirSync(bin, { recursive: true })
+    const marker = path.join(tempDir('fsgate-semantic-marker-'), 'ran')
+    fs.writeFileSync(path.join(bin, 'semble'), `#!/usr/bin/env node\nrequire('fs').writeFileSync(${JSON.stringify(marker)}, 'x')\n`)
+    fs.chmodSync(path.join(bin, 'semble'), 0o755)
+    process.env.PATH = `${bin}${path.delimiter}${savedPath}`
+    try {
+      const auto = await session.call('semantic_code_search', { query: 'parseConfig' })
+      expect(auto.data).toMatchObject({ backend: 'builtin', fallback: expect.stringContaining('inside the workspace') })
+      expect(fails(await session.call('semantic_code_search', { query: 'parseConfig', backend: 'semble' }), 'BACKEND_UNAVAILABLE')).toMatch(/inside the workspace/)
+      expect(fs.existsSync(marker)).toBe(false)
+    } finally {
+      fs.rmSync(path.join(dir, '.venv'), { recursive: true })
+    }
+  })
+
+  it('after Semble fails, auto skips it for a while; the environment it gets holds no secrets', async () => {
+    const log = path.join(tempDir('fsgate-semantic-log-'), 'runs')
+    fakeSemble(`require('fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify(Object.keys(process.env)) + '\\n'); process.exit(3)`)
+    process.env.FSGATE_TEST_API_KEY = 'sk-secret'
+    try {
+      const first = await session.call('semantic_code_search', { query: 'parseConfig', path: 'src' })
+      expect(first.data?.fallback).toMatch(/Semble failed \(exit\)/)
+      const second = await session.call('semantic_code_search', { query: 'parseConfig', path: 'src' })
+      expect(second.data?.fallback).toMatch(/less than a minute ago \(exit\)/)
+      const runs = fs.readFileSync(log, 'utf8').trim().split('\n')
+      expect(runs).toHaveLength(1)
+      const keys = JSON.parse(runs[0]) as string[]
+      expect(keys).toContain('PATH')
+      expect(keys).not.toContain('FSGATE_TEST_API_KEY')
+    } finally {
+      delete process.env.FSGATE_TEST_API_KEY
+    }
+  })
 })

@@ -214,6 +214,8 @@ export interface GrepResult {
   matches: number
   /** Whether results were left out. */
   truncated: boolean
+  /** Whether the report stopped at its byte limit (256 KiB) rather than the result limit. */
+  budgetReached: boolean
   /** Lines cut to the column limit. */
   cutLines: number
   /** Binary files skipped. */
@@ -250,6 +252,8 @@ export interface NativeError {
   message: string
   /** The path the error is about, if any. */
   path?: string
+  /** For INVALID_PATTERN: "pattern" (a regular expression) or "glob". */
+  field?: string
 }
 
 /** One ranked snippet. */
@@ -292,6 +296,10 @@ export interface RankResult {
   filesConsidered: number
   /** Chunks scored. */
   chunks: number
+  /** Files not searched: unreadable, binary, or over 1 MiB. */
+  skipped: number
+  /** Folders and files that could not be read. */
+  errors: Array<string>
 }
 
 /** Options of [`Workspace::read`]. */

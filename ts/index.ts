@@ -10,6 +10,9 @@ export type { HistoryEntry } from './contract/history.js'
 export type { ReadInput } from './tools/read.js'
 export type { WriteInput } from './tools/write.js'
 export type { EditInput } from './tools/edit.js'
+export type { GlobInput } from './tools/glob.js'
+export type { ContentSearchInput, OutputMode } from './tools/grep.js'
+export type { SemanticInput, Backend } from './tools/semantic.js'
 export {
   ERROR_CODES,
   FsgateError,

@@ -21,8 +21,11 @@ import { isPresetName, PRESETS, type Autonomy, type Dialect, type OutsideWorkspa
 import type { ToolOutput, ToolResult } from './result.js'
 import { errorResult, type Tool, type ToolContext } from './tool.js'
 import type { EditInput } from './tools/edit.js'
+import type { GlobInput } from './tools/glob.js'
+import type { ContentSearchInput } from './tools/grep.js'
 import { TOOLS } from './tools/index.js'
 import type { ReadInput } from './tools/read.js'
+import type { SemanticInput } from './tools/semantic.js'
 import type { WriteInput } from './tools/write.js'
 
 export interface PolicyOptions {
@@ -185,6 +188,21 @@ export class Session {
   /** Replaces exact text in a file (typed form of file_edit). Throws FsgateError subclasses. */
   async edit(input: EditInput, options: CallOptions = {}): Promise<ToolOutput> {
     return this.invoke('file_edit', input, options)
+  }
+
+  /** Lists files matching a glob (typed form of glob_search). Throws FsgateError subclasses. */
+  async glob(input: GlobInput, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('glob_search', input, options)
+  }
+
+  /** Searches file contents (typed form of content_search). Throws FsgateError subclasses. */
+  async grep(input: ContentSearchInput, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('content_search', input, options)
+  }
+
+  /** Ranked code search (typed form of semantic_code_search). Throws FsgateError subclasses. */
+  async search(input: SemanticInput, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('semantic_code_search', input, options)
   }
 
   /**

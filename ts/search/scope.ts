@@ -27,21 +27,27 @@ export function walkOptions(input: WalkInput, globs?: string[], fileType?: strin
   return { includeHidden: input.include_hidden ?? false, includeIgnored: input.include_ignored ?? false, globs, fileType }
 }
 
+/** `path` as given, or undefined when absent — also for the "undefined" and "null" models sometimes send. */
+export function givenPath(given: string | undefined): string | undefined {
+  return given === undefined || given === '' || given === 'undefined' || given === 'null' ? undefined : given
+}
+
 /** The absolute folder (or file) a search starts from: `path` resolved, else the workspace. */
 export function searchBase(ctx: ToolContext, given: string | undefined): string {
-  return given === undefined || given === '' || given === '.' ? ctx.workspace : resolvePath(ctx.workspace, given)
+  return given === undefined || given === '.' ? ctx.workspace : resolvePath(ctx.workspace, given)
 }
 
 /**
- * Splits an absolute glob (`/repo/src/**\/*.ts`) into the folder before its first
- * wildcard and the rest, so a model that writes full paths still gets what it means.
+ * Splits an absolute glob (`/repo/src/*.ts`) into the folder before its first wildcard
+ * and the rest, anchored at that folder (`/*.ts`: files in src, not below it), so a model
+ * that writes full paths still gets what it means.
  */
 export function splitAbsoluteGlob(pattern: string): { base: string; pattern: string } | undefined {
   if (!path.isAbsolute(pattern)) return undefined
   const parts = pattern.split('/')
   const wild = parts.findIndex((p) => /[*?[\]{}]/.test(p))
-  if (wild <= 0 || wild === parts.length) return undefined
-  return { base: parts.slice(0, wild).join('/') || '/', pattern: parts.slice(wild).join('/') }
+  if (wild <= 0) return undefined
+  return { base: parts.slice(0, wild).join('/') || '/', pattern: `/${parts.slice(wild).join('/')}` }
 }
 
 /** Include globs as the model writes them: several may be separated by spaces or commas outside braces. */
@@ -62,8 +68,12 @@ export function splitGlobs(spec: string | undefined): string[] | undefined {
   return out
 }
 
-/** Turns a native failure of a search into a message that tells the model what to do next. */
-export async function explainSearchError(err: unknown, given: string | undefined, abs: string, ctx: ToolContext): Promise<unknown> {
+/**
+ * Turns a native failure of a search into a message that tells the model what to do
+ * next. `globField` names the input field that holds globs (a bad one is INVALID_PATTERN
+ * too, but the model must fix that field, not the regex).
+ */
+export async function explainSearchError(err: unknown, given: string | undefined, abs: string, ctx: ToolContext, globField = 'pattern'): Promise<unknown> {
   if (!(err instanceof FsgateError)) return err
   const where = given ?? '.'
   const data = { path: where }
@@ -81,8 +91,15 @@ export async function explainSearchError(err: unknown, given: string | undefined
       return again('BLOCKED_DEVICE', `${where} is a device, FIFO or socket, which cannot be searched. Give a folder or a regular file.`)
     case 'PERMISSION_DENIED':
       return again('PERMISSION_DENIED', `Permission denied reading ${where}. Search another folder.`)
-    case 'INVALID_PATTERN':
-      return new InvalidInputError('INVALID_PATTERN', `Invalid pattern: ${err.message}. Fix the pattern and retry.`, { data: { field: 'pattern', error: err.message } })
+    case 'INVALID_PATTERN': {
+      const native = err.data?.native as { field?: string | null } | undefined
+      if (native?.field === 'glob') {
+        return new InvalidInputError('INVALID_PATTERN', `Invalid glob in ${globField}: ${err.message}. Fix ${globField} and retry.`, { data: { field: globField, error: err.message } })
+      }
+      return new InvalidInputError('INVALID_PATTERN', `Invalid regular expression in pattern: ${err.message}. Fix the pattern and retry.`, {
+        data: { field: 'pattern', error: err.message },
+      })
+    }
     default:
       return err
   }

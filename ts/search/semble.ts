@@ -52,6 +52,17 @@ export class SembleError extends Error {
   }
 }
 
+/**
+ * The environment Semble runs with: what a Python program and Semble's model cache need,
+ * and nothing else of the host's (no API keys or tokens reach a sidecar).
+ */
+export function sembleEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const keep = /^(PATH|PATHEXT|HOME|USER|LOGNAME|LANG|LANGUAGE|TZ|TERM|TMPDIR|TEMP|TMP|SYSTEMROOT|SYSTEMDRIVE|WINDIR|COMSPEC|APPDATA|LOCALAPPDATA|USERPROFILE|VIRTUAL_ENV|LC_\w+|XDG_\w+|HF_\w+|HUGGINGFACE_\w+|SEMBLE_\w+|UV_\w+|PYTHON\w*)$/i
+  const out: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(env)) if (keep.test(k)) out[k] = v
+  return out
+}
+
 export interface RunSembleOptions {
   /** How long Semble may take, indexing included. By default, 20 s. */
   timeoutMs?: number
@@ -69,11 +80,11 @@ const FALLBACK = "use backend='literal'"
 // ---------------------------------------------------------------------------------------
 // Finding the binary
 
-const found = new Map<string, string | undefined>()
+const found = new Map<string, string>()
 
 /**
  * The `semble` binary on PATH (PATH and PATHEXT on Windows), or undefined; cached per
- * PATH value. Relative PATH entries are skipped, so a `semble` inside the workspace is
+ * PATH value (a miss is looked up again next time). Relative PATH entries are skipped, so a `semble` inside the workspace is
  * never picked up through `.`; on Windows only `.exe` and `.com` count, because a
  * `.cmd` or `.bat` shim can only be run through a shell.
  */
@@ -82,7 +93,8 @@ export function findSemble(env: NodeJS.ProcessEnv = process.env): string | undef
   const searchPath = envValue(env, 'PATH', windows) ?? ''
   const pathExt = windows ? (envValue(env, 'PATHEXT', windows) ?? '.COM;.EXE') : ''
   const key = `${searchPath}\0${pathExt}`
-  if (found.has(key)) return found.get(key)
+  const known = found.get(key)
+  if (known !== undefined && isExecutable(known, windows)) return known
   const names = windows
     ? pathExt
         .split(';')
@@ -102,7 +114,8 @@ export function findSemble(env: NodeJS.ProcessEnv = process.env): string | undef
       }
     }
   }
-  found.set(key, bin)
+  // Only a hit is remembered: a model told to install Semble may retry at once.
+  if (bin) found.set(key, bin)
   return bin
 }
 
@@ -136,7 +149,7 @@ export function runSemble(bin: string, query: string, dir: string, topK: number,
   const { signal } = opts
   if (signal?.aborted) return Promise.reject(abortedError())
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS
-  const baseEnv = opts.env ?? process.env
+  const baseEnv = sembleEnv(opts.env ?? process.env)
   // Python on Windows would otherwise print non-ASCII paths and snippets in the console code page.
   const env = baseEnv.PYTHONIOENCODING ? baseEnv : { ...baseEnv, PYTHONIOENCODING: 'utf-8' }
   const windows = process.platform === 'win32'

@@ -4,13 +4,15 @@
  * ripgrep does (also outside git repositories). revka lists sorted paths; Glob lists the
  * most recently modified first, as Claude Code does.
  */
+import path from 'node:path'
+
 import { z } from 'zod'
 
 import { InvalidInputError } from '../errors.js'
 import { callNative, completer, type NativeGlobResult } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
-import { explainSearchError, plural, searchBase, splitAbsoluteGlob, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
+import { explainSearchError, givenPath, plural, searchBase, splitAbsoluteGlob, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { DEFAULT_LIMITS } from '../limits.js'
 
@@ -65,13 +67,22 @@ export const globTool = defineTool<GlobInput>({
 })
 
 async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
-  let { pattern, path: given } = input
+  let pattern = input.pattern
+  let given = givenPath(input.path)
   const split = splitAbsoluteGlob(pattern)
   if (split && given === undefined) {
     given = split.base
     pattern = split.pattern
+  } else if (split) {
+    // An absolute pattern with a path: it must lie inside that path.
+    const rel = path.relative(searchBase(ctx, given), split.base)
+    if (rel.startsWith('..') || path.isAbsolute(rel)) {
+      throw new InvalidInputError('INVALID_INPUT', `pattern ${input.pattern} is outside path ${given}. Give a pattern relative to path, or leave path out.`, {
+        data: { field: 'pattern' },
+      })
+    }
+    pattern = `/${rel ? `${rel}/` : ''}${split.pattern.slice(1)}`
   }
-  if (given === 'undefined' || given === 'null') given = undefined
   const abs = searchBase(ctx, given)
   const newest = ctx.dialect === 'claude'
   const limit = newest && ctx.limits.globResults === DEFAULT_LIMITS.globResults ? CLAUDE_GLOB_RESULTS : ctx.limits.globResults
@@ -85,7 +96,7 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
         data: { field: 'path' },
       })
     }
-    throw await explainSearchError(err, given, abs, ctx)
+    throw await explainSearchError(err, given, abs, ctx, 'pattern')
   })
   const files = r.paths === '' ? [] : r.paths.split('\0')
   const truncated = r.total > files.length

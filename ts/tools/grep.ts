@@ -5,15 +5,30 @@
  */
 import { z } from 'zod'
 
-import { InvalidInputError } from '../errors.js'
+import { FsgateError, InvalidInputError } from '../errors.js'
 import { callNative, completer, type NativeGrepResult } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
-import { explainSearchError, plural, searchBase, splitGlobs, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
+import { explainSearchError, givenPath, plural, searchBase, splitGlobs, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
 
 export type OutputMode = 'content' | 'files_with_matches' | 'count'
 
+/** content_search's input, as a program gives it (the typed `session.grep`). */
+export interface ContentSearchInput extends WalkInput {
+  pattern: string
+  path?: string
+  output_mode?: OutputMode
+  include?: string
+  type?: string
+  case_sensitive?: boolean
+  context_before?: number
+  context_after?: number
+  multiline?: boolean
+  max_results?: number
+}
+
+/** The canonical input both dialects map to. */
 export interface GrepInput extends WalkInput {
   pattern: string
   path?: string
@@ -32,10 +47,14 @@ export interface GrepInput extends WalkInput {
 
 /** Characters of a matching line shown (Claude Code's --max-columns). */
 const MAX_COLUMNS = 500
+/** The report's size limit in the engine (grep.rs OUTPUT_BUDGET), for the note. */
+const OUTPUT_KIB = 256
+/** Context lines a call may ask for, before or after each match. */
+const MAX_CONTEXT = 100
 
 const pattern = z.string().min(1).describe('The regular expression to search for (Rust regex syntax, as ripgrep): e.g. "fn main", "log.*Error", "\\bparse\\w+". Escape ( [ { . * + ? | with a backslash to match them literally.')
 const mode = z.enum(['content', 'files_with_matches', 'count'])
-const lines = z.number().int().min(0)
+const lines = z.number().int().min(0).max(MAX_CONTEXT)
 const type = z.string().describe('A file type to search, e.g. "js", "py", "rust", "go", "java" (ripgrep\'s type names). More efficient than an include glob for standard types.')
 
 const guide = (glob: string, read: string) =>
@@ -118,7 +137,7 @@ export const grepTool = defineTool<GrepInput>({
 })
 
 async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
-  const given = input.path === 'undefined' || input.path === 'null' ? undefined : input.path
+  const given = givenPath(input.path)
   const abs = searchBase(ctx, given)
   const limit = Math.min(input.max_results ?? ctx.limits.searchResults, ctx.limits.searchResults)
   const offset = input.offset ?? 0
@@ -151,14 +170,15 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
         data: { field: 'type' },
       })
     }
-    throw await explainSearchError(err, given, abs, ctx)
+    const failure = await explainSearchError(err, given, abs, ctx, ctx.dialect === 'claude' ? 'glob' : 'include')
+    throw multilineHint(failure, input)
   })
   const files = r.files === '' ? [] : r.files.split('\0')
   const data: Record<string, unknown> = {
     mode: input.output_mode,
     path: displayPath(ctx.workspace, abs),
     numFiles: r.matchedFiles,
-    numMatches: r.matches,
+    ...(input.output_mode === 'files_with_matches' ? {} : { numMatches: r.matches }),
     shown: r.shown,
     truncated: r.truncated,
     files,
@@ -167,15 +187,20 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
   if (r.cutLines) data.cutLines = r.cutLines
   if (r.binaryFiles) data.binaryFiles = r.binaryFiles
   if (r.errors.length) data.errors = r.errors.slice(0, 20)
+  const unread = r.errors.length ? `${plural(r.errors.length, 'path')} could not be read: ${r.errors.slice(0, 3).join('; ')}` : undefined
   if (r.shown === 0) {
     const why = r.matchedFiles > 0 ? ` (${plural(r.matchedFiles, 'file')} matched, but offset ${offset} is past the last result)` : ''
-    return { content: [text(`No matches found for ${input.pattern}${given ? ` in ${given}` : ''}${why}.`)], data }
+    // With nothing to show, say what was not searched (binary files are only counted otherwise, as rg does).
+    const skipped = [...(r.binaryFiles ? [`${plural(r.binaryFiles, 'binary file')} skipped`] : []), ...(unread ? [unread] : [])]
+    const also = skipped.length ? ` (${skipped.join('; ')})` : ''
+    return { content: [text(`No matches found for ${input.pattern}${given ? ` in ${given}` : ''}${why}.${also}`)], data }
   }
   const notes: string[] = []
   if (input.output_mode === 'files_with_matches') notes.unshift(`Found ${plural(r.matchedFiles, 'file')}`)
   if (input.output_mode === 'count') notes.unshift(`Found ${plural(r.matches, 'match', 'matches')} in ${plural(r.matchedFiles, 'file')}`)
   const after: string[] = []
   if (r.truncated) {
+    if (r.budgetReached) after.push(`(The output reached its ${OUTPUT_KIB} KiB limit.)`)
     const unit = input.output_mode === 'content' ? 'matching lines' : input.output_mode === 'count' ? 'counts' : 'files'
     const next =
       ctx.dialect === 'claude'
@@ -184,8 +209,14 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
     after.push(`(Showing ${r.shown.toLocaleString('en-US')} ${unit}; there are more. ${next})`)
   }
   if (r.cutLines) after.push(`(${plural(r.cutLines, 'line')} longer than ${MAX_COLUMNS} characters ${r.cutLines === 1 ? 'was' : 'were'} cut around the match; Read the line for all of it.)`)
-  if (r.errors.length) after.push(`(${plural(r.errors.length, 'path')} could not be read.)`)
+  if (unread) after.push(`(${unread}.)`)
   const body = r.text.slice(0, -1)
   const out = [...notes, body, ...after].join('\n')
   return { content: [text(out)], data }
+}
+
+/** A newline in a pattern is refused unless multiline is on: say so. */
+function multilineHint(err: unknown, input: GrepInput): unknown {
+  if (!(err instanceof FsgateError) || err.code !== 'INVALID_PATTERN' || input.multiline || !/\\n|\n/.test(input.pattern)) return err
+  return new InvalidInputError('INVALID_PATTERN', `${err.message} To match across lines, set multiline: true.`, { data: err.data })
 }

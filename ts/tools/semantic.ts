@@ -10,11 +10,11 @@ import path from 'node:path'
 
 import { z } from 'zod'
 
-import { FsgateError, InvalidInputError } from '../errors.js'
-import { callNative, completer, type NativeRankResult } from '../native.js'
+import { AbortedError, FsgateError, InvalidInputError } from '../errors.js'
+import { callNative, completer, type NativeRankResult, type NativeReadResult, type NativeTarget } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
-import { explainSearchError, searchBase } from '../search/scope.js'
+import { explainSearchError, givenPath, searchBase } from '../search/scope.js'
 import { findSemble, runSemble, SembleError, type SembleHit } from '../search/semble.js'
 import { defineTool, type ToolContext } from '../tool.js'
 
@@ -29,6 +29,8 @@ export interface SemanticInput {
 
 /** The most snippets a call returns (SPEC §4). */
 const MAX_TOP_K = 25
+/** Lines of a snippet shown (the built-in ranker's cut too). */
+const SNIPPET_LINES = 40
 const INSTALL_HINT = "Install with pip install semble or uv tool install semble, or use backend='literal'."
 
 interface Hit {
@@ -66,33 +68,55 @@ export const semanticTool = defineTool<SemanticInput>({
   run: semantic,
 })
 
+/** After Semble fails in auto mode, calls use the built-in ranker for this long. */
+const BACKOFF_MS = 60_000
+/** When Semble last failed, by binary and folder, and why. */
+const failed = new Map<string, { until: number; reason: string }>()
+
 async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOutput> {
   if (input.query.trim() === '') throw new InvalidInputError('INVALID_INPUT', 'query is blank. Describe the code you are looking for, or name a symbol.', { data: { field: 'query' } })
-  const abs = searchBase(ctx, input.path)
+  const given = givenPath(input.path)
+  const abs = searchBase(ctx, given)
   const topK = Math.min(input.top_k ?? ctx.limits.semanticTopK, MAX_TOP_K)
   const backend = input.backend ?? 'auto'
+  const explain = async (err: unknown) => {
+    if (err instanceof FsgateError && err.code === 'INVALID_INPUT') {
+      return new InvalidInputError('INVALID_INPUT', `${given} is a file, not a folder. Give the folder to search as path, or leave it out.`, { data: { field: 'path' } })
+    }
+    return explainSearchError(err, given, abs, ctx)
+  }
   let fallback: string | undefined
   if (backend !== 'literal') {
-    const bin = findSemble()
-    if (!bin && backend === 'semble') {
-      throw new FsgateError('BACKEND_UNAVAILABLE', `Semble is not installed (no semble binary on PATH). ${INSTALL_HINT}`, { data: { backend } })
+    const bin = await usableSemble(ctx)
+    if (typeof bin !== 'string' && backend === 'semble') {
+      throw new FsgateError('BACKEND_UNAVAILABLE', `${bin.why} ${INSTALL_HINT}`, { data: { backend } })
     }
-    if (bin) {
+    if (typeof bin !== 'string' && bin.refused) fallback = `${bin.why} These results are from the built-in ranker.`
+    if (typeof bin === 'string') {
       const real = await callNative<string>((id) => ctx.fs.searchRoot(completer, id, abs), ctx.signal).catch(async (err) => {
-        throw await explainSearchError(err, input.path, abs, ctx)
+        throw await explain(err)
       })
-      try {
-        const hits = await runSemble(bin, input.query, real, topK, { signal: ctx.signal })
-        return shape(input, ctx, abs, hits.map((h) => fromSemble(h, real, ctx)), { backend: 'semble' })
-      } catch (err) {
-        if (!(err instanceof SembleError)) throw err
-        if (err.reason === 'aborted') throw new FsgateError('ABORTED', 'The call was cancelled by its AbortSignal.')
-        if (backend === 'semble') {
-          throw new FsgateError(err.reason === 'timeout' ? 'TIMEOUT' : 'BACKEND_UNAVAILABLE', `Semble failed: ${err.message} Retry, or use backend='literal'.`, {
-            data: { backend, reason: err.reason },
-          })
+      const key = `${bin}\0${real}`
+      const recent = failed.get(key)
+      if (backend === 'auto' && recent && recent.until > Date.now()) {
+        fallback = `Semble failed less than a minute ago (${recent.reason}); these results are from the built-in ranker.`
+      } else {
+        try {
+          const found = await runSemble(bin, input.query, real, topK, { signal: ctx.signal })
+          failed.delete(key)
+          const { hits, dropped } = await confirmHits(found, real, ctx)
+          return shape(input, ctx, abs, hits, { backend: 'semble', ...(dropped ? { droppedHits: dropped } : {}) })
+        } catch (err) {
+          if (!(err instanceof SembleError)) throw err
+          if (err.reason === 'aborted') throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal.')
+          failed.set(key, { until: Date.now() + BACKOFF_MS, reason: err.reason })
+          if (backend === 'semble') {
+            throw new FsgateError(err.reason === 'timeout' ? 'TIMEOUT' : 'BACKEND_UNAVAILABLE', `Semble failed: ${err.message} Retry, or use backend='literal'.`, {
+              data: { backend, reason: err.reason },
+            })
+          }
+          fallback = `Semble failed (${err.reason}); these results are from the built-in ranker.`
         }
-        fallback = `Semble failed (${err.reason}); these results are from the built-in ranker.`
       }
     }
   }
@@ -100,15 +124,63 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
     (id, cancel) => ctx.fs.rank(completer, id, { path: abs, displayRoot: ctx.workspace, query: input.query, topK }, cancel),
     ctx.signal,
   ).catch(async (err) => {
-    throw await explainSearchError(err, input.path, abs, ctx)
+    throw await explain(err)
   })
   const hits = r.hits.map((h) => ({ path: h.path, startLine: h.startLine, endLine: h.endLine, score: h.score, symbol: h.symbol ?? undefined, snippet: h.snippet, moreLines: h.moreLines }))
-  return shape(input, ctx, abs, hits, { backend: 'builtin', filesIndexed: r.filesIndexed, filesConsidered: r.filesConsidered, chunks: r.chunks, ...(fallback ? { fallback } : {}) })
+  const facts = {
+    backend: 'builtin',
+    filesIndexed: r.filesIndexed,
+    filesConsidered: r.filesConsidered,
+    chunks: r.chunks,
+    ...(r.skipped ? { skippedFiles: r.skipped } : {}),
+    ...(r.errors.length ? { errors: r.errors.slice(0, 20) } : {}),
+    ...(fallback ? { fallback } : {}),
+  }
+  return shape(input, ctx, abs, hits, facts)
 }
 
-function fromSemble(h: SembleHit, real: string, ctx: ToolContext): Hit {
-  const full = path.isAbsolute(h.path) ? h.path : path.join(real, h.path)
-  return { path: displayPath(ctx.workspace, full), startLine: h.startLine, endLine: h.endLine, score: h.score ?? 0, snippet: h.snippet }
+/**
+ * The Semble binary on PATH, unless it lies inside the workspace or allowedPaths: a
+ * program the agent can change is never run by a search (that would be a shell without
+ * the shell's checks).
+ */
+async function usableSemble(ctx: ToolContext): Promise<string | { why: string; refused: boolean }> {
+  const bin = findSemble()
+  if (!bin) return { why: 'Semble is not installed (no semble binary on PATH).', refused: false }
+  const where = await callNative<NativeTarget>((id) => ctx.fs.target(completer, id, bin, true), ctx.signal).catch(() => undefined)
+  if (!where || where.inside) {
+    return { why: `The semble on PATH (${bin}) is inside the workspace or an allowed path, where the agent could change it, so fsgate does not run it.`, refused: true }
+  }
+  return bin
+}
+
+/**
+ * Semble's hits, each read again through the confined reader: a path that leads outside
+ * the folder searched (a symlink Semble followed) is dropped, and the snippet shown is
+ * the file's own lines, cut as the built-in ranker cuts them.
+ */
+async function confirmHits(found: SembleHit[], real: string, ctx: ToolContext): Promise<{ hits: Hit[]; dropped: number }> {
+  const read = async (h: SembleHit): Promise<Hit | undefined> => {
+    const full = path.isAbsolute(h.path) ? h.path : path.join(real, h.path)
+    const lines = Math.max(1, h.endLine - h.startLine + 1)
+    const r = await callNative<NativeReadResult>(
+      (id, cancel) =>
+        ctx.fs.read(completer, id, { path: full, offset: h.startLine, limit: Math.min(lines, SNIPPET_LINES), ranged: true, maxLineChars: 500, tokenLimit: 0 }, cancel),
+      ctx.signal,
+    ).catch(() => undefined)
+    const within = r !== undefined && (r.realPath === real || r.realPath.startsWith(real + path.sep))
+    if (!within || r.kind !== 'text' || !r.text) return undefined
+    const snippet = r.text
+      .slice(0, -1)
+      .split('\n')
+      .map((l) => l.replace(/^ *\d+\t/, ''))
+      .join('\n')
+    const end = Math.max(h.startLine, Math.min(h.endLine, r.totalLines ?? h.endLine))
+    return { path: displayPath(ctx.workspace, r.realPath), startLine: h.startLine, endLine: end, score: h.score ?? 0, snippet, moreLines: Math.max(0, end - (r.endLine ?? end)) }
+  }
+  const checked = await Promise.all(found.map(read))
+  const hits = checked.filter((h): h is Hit => h !== undefined)
+  return { hits, dropped: found.length - hits.length }
 }
 
 function shape(input: SemanticInput, ctx: ToolContext, abs: string, hits: Hit[], facts: Record<string, unknown>): ToolOutput {

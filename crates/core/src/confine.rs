@@ -127,6 +127,18 @@ impl Roots {
     }
 }
 
+/// Opens a file a walk found (walks follow no symlinks) for reading, without blocking: one
+/// swapped for a FIFO or device since the walk saw it is [`ErrorKind::BlockedDevice`].
+/// Two system calls, for searches that open every file of a tree.
+pub(crate) fn open_found(path: &Path) -> Result<File> {
+    let file = open_nonblocking(path).map_err(|e| Error::io(e).with_path(path))?;
+    let meta = file.metadata().map_err(|e| Error::io(e).with_path(path))?;
+    if !meta.is_file() {
+        return Err(blocked(path));
+    }
+    Ok(file)
+}
+
 /// Opens an existing regular file for reading without following a final symlink and
 /// without blocking; anything but a regular file is [`ErrorKind::BlockedDevice`].
 pub fn open_regular(path: &Path) -> Result<(File, Metadata)> {

@@ -39,8 +39,10 @@ pub enum ErrorKind {
     Exists,
     /// The file's bytes are not text that could be written back unchanged.
     Encoding,
-    /// A regular expression or glob did not compile.
+    /// A regular expression did not compile.
     InvalidPattern,
+    /// A glob did not compile.
+    InvalidGlob,
     /// An option the caller gave is not valid (an unknown file type).
     InvalidInput,
     /// Any other I/O failure.

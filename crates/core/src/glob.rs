@@ -1,5 +1,4 @@
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
 
 use rayon::prelude::*;
 
@@ -33,8 +32,8 @@ impl Default for GlobConfig {
 }
 
 impl GlobConfig {
-    /// The walk: ignore rules, hidden files, threads. The glob pattern itself is given
-    /// to [`glob_files`].
+    /// The walk: ignore rules and hidden files. The glob pattern itself is given to
+    /// [`glob_files`].
     pub fn walk(&mut self) -> &mut WalkConfig {
         &mut self.walk
     }
@@ -86,7 +85,7 @@ pub fn glob_files(
     let mut found: Vec<(Vec<u8>, PathBuf, i128)> = files
         .into_par_iter()
         .map(|path| {
-            let mtime = if newest { std::fs::symlink_metadata(&path).map_or(0, |m| mtime_ns(&m)) } else { 0 };
+            let mtime = if newest { std::fs::symlink_metadata(&path).map_or(0, |m| walk::mtime_ns(&m)) } else { 0 };
             (walk::sort_key(&path), path, mtime)
         })
         .collect();
@@ -95,13 +94,9 @@ pub fn glob_files(
         GlobOrder::Newest => found.par_sort_unstable_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0))),
     }
     let total = found.len();
-    let display_root = std::fs::canonicalize(display_root).unwrap_or_else(|_| display_root.to_path_buf());
+    let display_root = walk::real_or_self(display_root);
     let paths = found.iter().take(config.limit).map(|(_, p, _)| walk::shown(&display_root, p)).collect();
     Ok(GlobOutcome { paths, total, errors })
-}
-
-fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
-    meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as i128)
 }
 
 #[cfg(test)]
@@ -218,7 +213,7 @@ mod tests {
     fn a_bad_glob_is_an_invalid_pattern() {
         let dir = tree(&[("a", "")]);
         let err = glob(&dir, "src/[a-", |_| {}).unwrap_err();
-        assert_eq!(err.kind(), crate::ErrorKind::InvalidPattern);
+        assert_eq!(err.kind(), crate::ErrorKind::InvalidGlob);
     }
 
     #[test]

@@ -8,12 +8,23 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
 use crate::cancel::Cancel;
+use crate::confine::{open_found, open_regular};
 use crate::error::{Error, ErrorKind, Result};
 use crate::walk::{self, Start, WalkConfig};
 use crate::Roots;
 
 /// Files searched by one task of the caller's rayon pool.
 const BATCH: usize = 16;
+/// The most memory a search holds for one file's text: its longest line, or in
+/// multiline mode the whole file.
+const HEAP_LIMIT: usize = 64 << 20;
+/// The most bytes of report a content search returns; past it, results are truncated.
+const OUTPUT_BUDGET: usize = 256 << 10;
+/// The most bytes of results held while searching: more than the report can show, so
+/// that the report, not the search, decides where it ends.
+const HELD_BUDGET: usize = 2 * OUTPUT_BUDGET;
+/// Read errors kept for the report; the rest are counted.
+const MAX_ERRORS: usize = 100;
 
 /// What [`grep`] reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,7 +39,7 @@ pub enum GrepMode {
 }
 
 /// Options of [`grep`]. The defaults are ripgrep's, with `--crlf` (so `$` matches
-/// before a CRLF) and `--no-require-git`.
+/// before a CRLF); ignore files count outside git repositories too (`--no-require-git`).
 #[derive(Clone, Debug)]
 pub struct GrepConfig {
     walk: WalkConfig,
@@ -41,6 +52,7 @@ pub struct GrepConfig {
     offset: usize,
     line_numbers: bool,
     max_columns: usize,
+    heap_limit: usize,
 }
 
 impl Default for GrepConfig {
@@ -56,12 +68,13 @@ impl Default for GrepConfig {
             offset: 0,
             line_numbers: true,
             max_columns: 500,
+            heap_limit: HEAP_LIMIT,
         }
     }
 }
 
 impl GrepConfig {
-    /// The walk: ignore rules, hidden files, include globs, file type, threads.
+    /// The walk: ignore rules, hidden files, include globs, file type.
     pub fn walk(&mut self) -> &mut WalkConfig {
         &mut self.walk
     }
@@ -117,6 +130,14 @@ impl GrepConfig {
         self
     }
 
+    /// The most memory held for one file's text: its longest line, or in multiline mode
+    /// the whole file. A file that needs more is reported as an error and skipped. By
+    /// default, this is 64 MiB.
+    pub fn heap_limit(&mut self, bytes: usize) -> &mut Self {
+        self.heap_limit = bytes.max(1024);
+        self
+    }
+
     /// Characters of a line shown; a longer line is cut to a window around its first
     /// match. By default, this is 500.
     pub fn max_columns(&mut self, chars: usize) -> &mut Self {
@@ -147,8 +168,10 @@ pub struct GrepOutcome {
     pub cut_lines: usize,
     /// Files skipped because they hold binary data (a NUL byte).
     pub binary_files: usize,
-    /// Files or folders that could not be read, as messages.
+    /// Files or folders that could not be read, as messages (at most 100, then a count).
     pub errors: Vec<String>,
+    /// Whether the report stopped at its byte budget (256 KiB) rather than the limit.
+    pub budget_reached: bool,
 }
 
 /// Searches the files under `base` (a folder, or one file) for `pattern` (Rust regex
@@ -167,7 +190,7 @@ pub fn grep(
 ) -> Result<GrepOutcome> {
     let matcher = build_matcher(pattern, config)?;
     let start = walk::start(roots, base)?;
-    let display_root = std::fs::canonicalize(display_root).unwrap_or_else(|_| display_root.to_path_buf());
+    let display_root = walk::real_or_self(display_root);
     let need = config.offset.saturating_add(config.limit) as u64;
     let collector = Mutex::new(Collector { need, ..Collector::default() });
     let search = |paths: Vec<PathBuf>| {
@@ -182,7 +205,11 @@ pub fn grep(
     };
     let mut errors = Vec::new();
     match start {
-        Start::File(path) => search(vec![path]),
+        Start::File(path) => {
+            // One file named directly: a failure to open it is the answer, not a note.
+            open_regular(&path)?;
+            search(vec![path])
+        }
         // The walk runs here; batches of files go to the caller's rayon pool as they are
         // found, and the last (for a small folder, the only) batch is searched here.
         Start::Dir(dir) => rayon::scope(|scope| -> Result<()> {
@@ -202,7 +229,11 @@ pub fn grep(
     }
     cancel.check()?;
     let collector = collector.into_inner().unwrap();
-    errors.extend(collector.errors.iter().cloned());
+    errors.truncate(MAX_ERRORS);
+    errors.extend(collector.errors.iter().take(MAX_ERRORS - errors.len()).cloned());
+    if collector.more_errors > 0 {
+        errors.push(format!("… and {} more", collector.more_errors));
+    }
     let mut out = render(&collector, config, &display_root);
     out.errors = errors;
     Ok(out)
@@ -233,6 +264,9 @@ fn searcher(config: &GrepConfig) -> Searcher {
         .before_context(if context { config.before } else { 0 })
         .after_context(if context { config.after } else { 0 })
         .binary_detection(BinaryDetection::quit(b'\x00'))
+        // A line longer than this, or in multiline mode a file larger, is an error for that
+        // file, not an allocation that could take the host down.
+        .heap_limit(Some(config.heap_limit))
         .build()
 }
 
@@ -252,6 +286,8 @@ struct FileHits {
     matches: u64,
     /// The search stopped before the end of the file.
     stopped: bool,
+    /// Bytes of text held in `lines` (with a little for each line's path and number).
+    bytes: usize,
     binary: bool,
     error: Option<String>,
 }
@@ -265,8 +301,13 @@ fn search_file(
     cancel: &Cancel,
 ) -> FileHits {
     let mut sink = FileSink { matcher, config, need, cancel, hits: FileHits::default() };
-    if let Err(err) = searcher.search_path(matcher, path, &mut sink) {
-        sink.hits.error = Some(format!("{}: {err}", path.display()));
+    // Opened without blocking and refused unless still a regular file: a file swapped for
+    // a FIFO after the walk must not hang a worker.
+    let searched = open_found(path).map_err(|e| e.to_string()).and_then(|file| {
+        searcher.search_file(matcher, &file, &mut sink).map_err(|e| format!("{}: {e}", path.display()))
+    });
+    if let Err(err) = searched {
+        sink.hits.error = Some(err);
     }
     sink.hits
 }
@@ -282,6 +323,7 @@ struct FileSink<'a> {
 impl FileSink<'_> {
     fn push(&mut self, number: u64, is_match: bool, bytes: &[u8]) {
         let (text, cut) = shown_line(self.matcher, bytes, is_match, self.config.max_columns);
+        self.hits.bytes += text.len() + 16;
         self.hits.lines.push(Line { number, is_match, text, cut });
     }
 }
@@ -316,10 +358,16 @@ impl Sink for FileSink<'_> {
         }
         let first = mat.line_number().unwrap_or(0);
         for (i, line) in mat.lines().enumerate() {
+            // One multiline match may span millions of lines: stop as soon as the page
+            // is full, or the file's text outgrows what a report can show.
+            if self.hits.matches > self.need || self.hits.bytes > HELD_BUDGET {
+                self.hits.stopped = true;
+                return Ok(false);
+            }
             self.push(first + i as u64, true, line);
             self.hits.matches += 1;
         }
-        if self.hits.matches > self.need {
+        if self.hits.matches > self.need || self.hits.bytes > HELD_BUDGET {
             self.hits.stopped = true;
             return Ok(false);
         }
@@ -327,6 +375,10 @@ impl Sink for FileSink<'_> {
     }
 
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> std::result::Result<bool, std::io::Error> {
+        if self.hits.bytes > HELD_BUDGET {
+            self.hits.stopped = true;
+            return Ok(false);
+        }
         self.push(context.line_number().unwrap_or(0), false, context.bytes());
         Ok(!self.cancel.is_cancelled())
     }
@@ -381,6 +433,10 @@ struct Collector {
     files: BTreeMap<Vec<u8>, (PathBuf, FileHits)>,
     /// Results (by mode) held in `files`.
     held: u64,
+    /// Bytes of text held in `files`.
+    held_bytes: usize,
+    /// Read errors beyond the ones kept.
+    more_errors: usize,
     need: u64,
     matched_files: usize,
     matches: u64,
@@ -393,7 +449,11 @@ struct Collector {
 impl Collector {
     fn add(&mut self, path: PathBuf, hits: FileHits) {
         if let Some(err) = hits.error {
-            self.errors.push(err);
+            if self.errors.len() < MAX_ERRORS {
+                self.errors.push(err);
+            } else {
+                self.more_errors += 1;
+            }
             return;
         }
         if hits.binary {
@@ -406,15 +466,17 @@ impl Collector {
         self.matched_files += 1;
         self.matches += hits.matches;
         self.held += units(&hits);
+        self.held_bytes += hits.bytes;
         self.files.insert(walk::sort_key(&path), (path, hits));
-        // Drop the last files while the ones before them already fill the page.
+        // Drop the last files while the ones before them already fill the page, or
+        // already hold more text than a report shows.
         while self.files.len() > 1 {
             let (_, (_, last)) = self.files.last_key_value().unwrap();
-            let rest = self.held - units(last);
-            if rest < self.need {
+            let (rest, rest_bytes) = (self.held - units(last), self.held_bytes - last.bytes);
+            if rest < self.need && rest_bytes <= HELD_BUDGET {
                 break;
             }
-            self.held = rest;
+            (self.held, self.held_bytes) = (rest, rest_bytes);
             self.files.pop_last();
             self.dropped = true;
         }
@@ -497,13 +559,13 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
             }
             for j in (0..i).rev() {
                 let other = &hits.lines[j];
-                if line.number - other.number > config.before as u64 || (other.is_match && !is_shown_match[j]) {
+                if line.number.abs_diff(other.number) > config.before as u64 || (other.is_match && !is_shown_match[j]) {
                     break;
                 }
                 show[j] = true;
             }
             for (j, other) in hits.lines.iter().enumerate().skip(i + 1) {
-                if other.number - line.number > config.after as u64 || (other.is_match && !is_shown_match[j]) {
+                if other.number.abs_diff(line.number) > config.after as u64 || (other.is_match && !is_shown_match[j]) {
                     break;
                 }
                 show[j] = true;
@@ -511,9 +573,16 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
         }
         let shown = walk::shown(display_root, path);
         let mut last: Option<u64> = None;
+        let mut rendered = 0u64;
+        let mut full = false;
         for (i, line) in hits.lines.iter().enumerate() {
             if !show[i] {
                 continue;
+            }
+            // Past the byte budget the report ends before the next match.
+            if line.is_match && out.text.len() > OUTPUT_BUDGET {
+                full = true;
+                break;
             }
             let gap = last.is_none_or(|n| line.number != n + 1);
             if context && printed_any && gap {
@@ -526,12 +595,20 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
                 let _ = writeln!(out.text, "{shown}{sep}{}", line.text);
             }
             out.cut_lines += line.cut as usize;
+            rendered += line.is_match as u64;
             last = Some(line.number);
             printed_any = true;
         }
-        out.files.push(shown);
-        out.counts.push(shown_here);
-        out.shown += shown_here as usize;
+        if rendered > 0 {
+            out.files.push(shown);
+            out.counts.push(rendered);
+            out.shown += rendered as usize;
+        }
+        if full {
+            out.truncated = true;
+            out.budget_reached = true;
+            break;
+        }
     }
     out
 }
@@ -706,6 +783,43 @@ mod tests {
         })
         .unwrap();
         assert_eq!(out.text, ".env\n");
+    }
+
+    #[test]
+    fn a_multiline_match_over_many_lines_stops_at_the_limit() {
+        let text = "x\n".repeat(100_000);
+        let dir = tree(&[("a.txt", &text)]);
+        let out = run(&dir, "(?s)x.*", |c| {
+            c.multiline(true).limit(5);
+        })
+        .unwrap();
+        assert_eq!((out.shown, out.truncated), (5, true));
+        assert!(out.matches <= 6, "collection stopped at the page, not after {} lines", out.matches);
+    }
+
+    #[test]
+    fn a_file_over_the_heap_limit_is_an_error_and_the_rest_is_searched() {
+        let long = format!("{}hit\n", "y".repeat(8000));
+        let dir = tree(&[("big.txt", &long), ("small.txt", "hit\n")]);
+        let out = run(&dir, "hit", |c| {
+            c.heap_limit(2048);
+        })
+        .unwrap();
+        assert_eq!(out.text, "small.txt:1:hit\n");
+        assert_eq!(out.errors.len(), 1, "{:?}", out.errors);
+        assert!(out.errors[0].contains("big.txt"), "{:?}", out.errors);
+    }
+
+    #[test]
+    fn the_report_stops_at_its_byte_budget_before_a_match() {
+        let line = format!("hit {}\n", "z".repeat(480));
+        let text = line.repeat(1000);
+        let dir = tree(&[("a.txt", &text), ("b.txt", &text)]);
+        let out = run(&dir, "hit", |_| {}).unwrap();
+        assert!(out.budget_reached && out.truncated);
+        assert!(out.text.len() <= OUTPUT_BUDGET + 600, "{}", out.text.len());
+        assert!(out.shown > 400 && out.shown < 1000, "{}", out.shown);
+        assert_eq!(out.text.lines().count(), out.shown);
     }
 
     #[test]

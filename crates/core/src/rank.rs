@@ -140,6 +140,8 @@ pub struct RankOutcome {
     pub chunks: usize,
     /// Files offered but not searched: unreadable, binary, or over the size limit.
     pub skipped: usize,
+    /// Folders and files the walk of [`rank_folder`] could not read, as messages.
+    pub errors: Vec<String>,
 }
 
 /// The per-workspace index: chunks and term counts of every file seen, reused across calls.
@@ -965,20 +967,23 @@ pub fn rank_folder(
     cancel: &Cancel,
 ) -> Result<RankOutcome> {
     let dir = walk::search_folder(roots, base)?;
-    let display_root = std::fs::canonicalize(display_root).unwrap_or_else(|_| display_root.to_path_buf());
+    let display_root = walk::real_or_self(display_root);
+    let mut errors_seen = Vec::new();
     let mut files = Vec::new();
-    walk::walk(&dir, &WalkConfig::default(), cancel, |file| {
-        let Ok(meta) = std::fs::symlink_metadata(&file) else { return true };
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i128);
-        let shown = walk::shown(&display_root, &file);
-        files.push(RankFile { path: file, shown, size: meta.len(), mtime_ns });
+    let mut errors = walk::walk(&dir, &WalkConfig::default(), cancel, |file| {
+        match std::fs::symlink_metadata(&file) {
+            Ok(meta) => {
+                let shown = walk::shown(&display_root, &file);
+                files.push(RankFile { path: file, shown, size: meta.len(), mtime_ns: walk::mtime_ns(&meta) });
+            }
+            Err(err) => errors_seen.push(format!("{}: {err}", file.display())),
+        }
         true
     })?;
-    rank(index, &files, query, config, cancel)
+    let mut out = rank(index, &files, query, config, cancel)?;
+    errors.append(&mut errors_seen);
+    out.errors = errors;
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -119,11 +119,7 @@ impl Filter {
             Some(name) => {
                 let mut builder = TypesBuilder::new();
                 builder.add_defaults().select(name);
-                let types = builder.build().map_err(|e| Error::new(ErrorKind::InvalidInput, e.to_string()))?;
-                if !builder.definitions().iter().any(|d| d.name() == name) {
-                    return Err(Error::new(ErrorKind::InvalidInput, format!("unrecognized file type: {name}")));
-                }
-                Some(types)
+                Some(builder.build().map_err(|e| Error::new(ErrorKind::InvalidInput, e.to_string()))?)
             }
         };
         // A glob that matches every path (`*`, `**`, `**/*`) keeps everything: no matching.
@@ -167,10 +163,10 @@ fn glob_set(globs: &[&str]) -> Result<Option<GlobSet>> {
             .literal_separator(true)
             .backslash_escape(cfg!(unix))
             .build()
-            .map_err(|e| Error::new(ErrorKind::InvalidPattern, format!("invalid glob {glob:?}: {}", e.kind())))?;
+            .map_err(|e| Error::new(ErrorKind::InvalidGlob, format!("invalid glob {glob:?}: {}", e.kind())))?;
         set.add(compiled);
     }
-    set.build().map(Some).map_err(|e| Error::new(ErrorKind::InvalidPattern, e.to_string()))
+    set.build().map(Some).map_err(|e| Error::new(ErrorKind::InvalidGlob, e.to_string()))
 }
 
 /// Walks `dir` on the calling thread, calling `visit` on every file that passes the
@@ -252,8 +248,8 @@ fn builder(dir: &Path, config: &WalkConfig, filter: &Filter) -> WalkBuilder {
 }
 
 /// Lists every file under `dir` that passes the rules and filters, in no particular
-/// order, using every thread of the caller's rayon pool: for listings, where the walk is
-/// all the work. With ignore files switched off (and no file type), folders are read
+/// order, in parallel: for listings, where the walk is all the work. The ignore crate's
+/// parallel walker runs on as many threads of its own as the caller's rayon pool has. With ignore files switched off (and no file type), folders are read
 /// directly, with none of the per-entry work of matching ignore rules.
 pub(crate) fn list(dir: &Path, config: &WalkConfig, cancel: &Cancel) -> Result<(Vec<PathBuf>, Vec<String>)> {
     let filter = Filter::new(config)?;
@@ -262,7 +258,7 @@ pub(crate) fn list(dir: &Path, config: &WalkConfig, cancel: &Cancel) -> Result<(
         let lister = Lister { root: dir, hidden: config.include_hidden, filter: &filter, cancel, out: &out };
         rayon::scope(|scope| lister.read(scope, dir.to_path_buf()));
     } else {
-        let threads = rayon::current_num_threads().clamp(1, 8);
+        let threads = rayon::current_num_threads().clamp(1, 4);
         builder(dir, config, &filter).threads(threads).build_parallel().run(|| {
             let mut own = Batch { files: Vec::new(), errors: Vec::new(), out: &out };
             let filter = &filter;
@@ -325,12 +321,25 @@ impl<'a> Lister<'a> {
             Err(err) => return self.out.lock().unwrap().1.push(format!("{}: {err}", dir.display())),
         };
         let mut files = Vec::new();
-        for entry in entries.flatten() {
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(err) => {
+                    self.out.lock().unwrap().1.push(format!("{}: {err}", dir.display()));
+                    continue;
+                }
+            };
             let name = entry.file_name();
             if (!self.hidden && name.as_encoded_bytes().first() == Some(&b'.')) || VCS_DIRS.iter().any(|v| name == *v) {
                 continue;
             }
-            let Ok(kind) = entry.file_type() else { continue };
+            let kind = match entry.file_type() {
+                Ok(kind) => kind,
+                Err(err) => {
+                    self.out.lock().unwrap().1.push(format!("{}: {err}", entry.path().display()));
+                    continue;
+                }
+            };
             let path = entry.path();
             let rel = path.strip_prefix(self.root).unwrap_or(&path);
             if kind.is_dir() {
@@ -361,6 +370,16 @@ pub(crate) fn sort_key(path: &Path) -> Vec<u8> {
         }
     }
     key
+}
+
+/// A file's modification time in nanoseconds since the epoch (0 when unknown).
+pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
+    meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// The real path of `path`, or `path` itself when it cannot be resolved.
+pub(crate) fn real_or_self(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// How a path is shown: relative to `display_root` when inside it, else in full.

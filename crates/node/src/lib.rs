@@ -178,7 +178,7 @@ pub fn code_of(kind: core::ErrorKind) -> &'static str {
         K::Stale => "STALE",
         K::Exists => "FILE_EXISTS",
         K::Encoding => "ENCODING",
-        K::InvalidPattern => "INVALID_PATTERN",
+        K::InvalidPattern | K::InvalidGlob => "INVALID_PATTERN",
         K::InvalidInput => "INVALID_INPUT",
         _ => "IO_ERROR",
     }
@@ -193,11 +193,13 @@ pub struct NativeError {
     pub message: String,
     /// The path the error is about, if any.
     pub path: Option<String>,
+    /// For INVALID_PATTERN: "pattern" (a regular expression) or "glob".
+    pub field: Option<String>,
 }
 
 impl NativeError {
     fn internal(message: String) -> NativeError {
-        NativeError { code: "INTERNAL".into(), message, path: None }
+        NativeError { code: "INTERNAL".into(), message, path: None, field: None }
     }
 }
 
@@ -207,6 +209,11 @@ impl From<&core::Error> for NativeError {
             code: code_of(err.kind()).into(),
             message: err.message().into(),
             path: err.path().map(|p| p.display().to_string()),
+            field: match err.kind() {
+                core::ErrorKind::InvalidPattern => Some("pattern".into()),
+                core::ErrorKind::InvalidGlob => Some("glob".into()),
+                _ => None,
+            },
         }
     }
 }

@@ -110,6 +110,8 @@ pub struct GrepResult {
     pub matches: f64,
     /// Whether results were left out.
     pub truncated: bool,
+    /// Whether the report stopped at its byte limit (256 KiB) rather than the result limit.
+    pub budget_reached: bool,
     /// Lines cut to the column limit.
     pub cut_lines: u32,
     /// Binary files skipped.
@@ -128,6 +130,7 @@ impl From<core::GrepOutcome> for GrepResult {
             matched_files: o.matched_files as u32,
             matches: o.matches as f64,
             truncated: o.truncated,
+            budget_reached: o.budget_reached,
             cut_lines: o.cut_lines as u32,
             binary_files: o.binary_files as u32,
             errors: o.errors,
@@ -230,6 +233,10 @@ pub struct RankResult {
     pub files_considered: u32,
     /// Chunks scored.
     pub chunks: u32,
+    /// Files not searched: unreadable, binary, or over 1 MiB.
+    pub skipped: u32,
+    /// Folders and files that could not be read.
+    pub errors: Vec<String>,
 }
 
 impl From<core::RankOutcome> for RankResult {
@@ -251,6 +258,8 @@ impl From<core::RankOutcome> for RankResult {
             files_indexed: o.files_indexed as u32,
             files_considered: o.files_considered as u32,
             chunks: o.chunks as u32,
+            skipped: o.skipped as u32,
+            errors: o.errors,
         }
     }
 }
