@@ -198,6 +198,20 @@ describe('content_search (revka)', () => {
     expect(ok(await revka.call('content_search', { pattern: 'parse_config', path: 'bin' }))).toBe('No matches found for parse_config in bin. (1 binary file skipped)')
   })
 
+  it('a report stops at limits.searchOutputBytes, before a match, and says so', async () => {
+    const many = tempDir('fsgate-search-budget-')
+    put(many, 'a.txt', Array.from({ length: 500 }, (_, i) => `hit ${i} ${'w'.repeat(60)}`).join('\n'))
+    const s = createToolkit({ workspace: many, preset: 'revka', limits: { searchOutputBytes: 4096 } }).createSession()
+    const r = await s.call('content_search', { pattern: 'hit' })
+    const lines = ok(r).split('\n')
+    const hits = lines.filter((l) => l.startsWith('a.txt:'))
+    expect(hits.length).toBeGreaterThan(40)
+    expect(hits.length).toBeLessThan(70)
+    expect(r.data).toMatchObject({ shown: hits.length, truncated: true })
+    expect(lines.at(-1)).toBe(`(Showing ${hits.length} matching lines; there are more. Narrow the pattern, path or include to see the rest.)`)
+    expect(lines.at(-2)).toBe('(The output reached its 4 KiB limit.)')
+  })
+
   it('files mode does not claim a match count', async () => {
     const r = await revka.call('content_search', { pattern: 'parse_config', output_mode: 'files_with_matches' })
     expect(r.data).not.toHaveProperty('numMatches')

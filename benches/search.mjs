@@ -15,7 +15,7 @@ import { fmtMs, fmtNum, fmtRatio, interleave, now, percentile, rng, table } from
 
 const SEARCH = path.join(DATA, 'search')
 /** Limits high enough that every tool returns every path or match, as the peers do. */
-const ALL = { globResults: 10_000_000, searchResults: 10_000_000 }
+const ALL = { globResults: 10_000_000, searchResults: 10_000_000, searchOutputBytes: 2 ** 40 }
 const GLOB_ROUNDS = 5
 const GREP_ROUNDS = 5
 const SCOPED_ROUNDS = 5

@@ -196,6 +196,8 @@ export interface GrepOptions {
   lineNumbers?: boolean
   /** Characters of a line shown. @default 500 */
   maxColumns?: number
+  /** Bytes of report in content mode. @default 262144 */
+  maxOutput?: number
 }
 
 /** What a content search found. */
@@ -214,7 +216,7 @@ export interface GrepResult {
   matches: number
   /** Whether results were left out. */
   truncated: boolean
-  /** Whether the report stopped at its byte limit (256 KiB) rather than the result limit. */
+  /** Whether the report stopped at its byte limit (`maxOutput`) rather than the result limit. */
   budgetReached: boolean
   /** Lines cut to the column limit. */
   cutLines: number

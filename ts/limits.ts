@@ -16,6 +16,8 @@ export interface Limits {
   pdfMaxBytes: number
   /** content_search results. */
   searchResults: number
+  /** Bytes of a content_search report in content mode; past it, the report is truncated. */
+  searchOutputBytes: number
   /** glob_search results (the claude dialect's Glob uses 100). */
   globResults: number
   /** Shell timeout in seconds. */
@@ -45,6 +47,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   pdfMaxChars: 50_000,
   pdfMaxBytes: 50 * 1024 * 1024,
   searchResults: 1000,
+  searchOutputBytes: 256 * 1024,
   globResults: 1000,
   shellTimeoutSecs: 60,
   shellOutputBytes: 1024 * 1024,

@@ -47,8 +47,6 @@ export interface GrepInput extends WalkInput {
 
 /** Characters of a matching line shown (Claude Code's --max-columns). */
 const MAX_COLUMNS = 500
-/** The report's size limit in the engine (grep.rs OUTPUT_BUDGET), for the note. */
-const OUTPUT_KIB = 256
 /** Context lines a call may ask for, before or after each match. */
 const MAX_CONTEXT = 100
 
@@ -160,6 +158,7 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
           offset,
           lineNumbers: input.line_numbers,
           maxColumns: MAX_COLUMNS,
+          maxOutput: ctx.limits.searchOutputBytes,
         },
         cancel,
       ),
@@ -200,7 +199,7 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
   if (input.output_mode === 'count') notes.unshift(`Found ${plural(r.matches, 'match', 'matches')} in ${plural(r.matchedFiles, 'file')}`)
   const after: string[] = []
   if (r.truncated) {
-    if (r.budgetReached) after.push(`(The output reached its ${OUTPUT_KIB} KiB limit.)`)
+    if (r.budgetReached) after.push(`(The output reached its ${Math.round(ctx.limits.searchOutputBytes / 1024)} KiB limit.)`)
     const unit = input.output_mode === 'content' ? 'matching lines' : input.output_mode === 'count' ? 'counts' : 'files'
     const next =
       ctx.dialect === 'claude'

@@ -18,11 +18,9 @@ const BATCH: usize = 16;
 /// The most memory a search holds for one file's text: its longest line, or in
 /// multiline mode the whole file.
 const HEAP_LIMIT: usize = 64 << 20;
-/// The most bytes of report a content search returns; past it, results are truncated.
+/// The most bytes of report a content search returns by default; past it, results are
+/// truncated.
 const OUTPUT_BUDGET: usize = 256 << 10;
-/// The most bytes of results held while searching: more than the report can show, so
-/// that the report, not the search, decides where it ends.
-const HELD_BUDGET: usize = 2 * OUTPUT_BUDGET;
 /// Read errors kept for the report; the rest are counted.
 const MAX_ERRORS: usize = 100;
 
@@ -53,6 +51,7 @@ pub struct GrepConfig {
     line_numbers: bool,
     max_columns: usize,
     heap_limit: usize,
+    max_output: usize,
 }
 
 impl Default for GrepConfig {
@@ -69,6 +68,7 @@ impl Default for GrepConfig {
             line_numbers: true,
             max_columns: 500,
             heap_limit: HEAP_LIMIT,
+            max_output: OUTPUT_BUDGET,
         }
     }
 }
@@ -138,6 +138,19 @@ impl GrepConfig {
         self
     }
 
+    /// The most bytes of report in content mode: the report ends before the match that
+    /// would take it past this, and says it was truncated. By default, this is 256 KiB.
+    pub fn max_output(&mut self, bytes: usize) -> &mut Self {
+        self.max_output = bytes.max(1024);
+        self
+    }
+
+    /// The most bytes of results held while searching: more than the report can show, so
+    /// that the report, not the search, decides where it ends.
+    fn held_budget(&self) -> usize {
+        self.max_output.saturating_mul(2)
+    }
+
     /// Characters of a line shown; a longer line is cut to a window around its first
     /// match. By default, this is 500.
     pub fn max_columns(&mut self, chars: usize) -> &mut Self {
@@ -170,7 +183,7 @@ pub struct GrepOutcome {
     pub binary_files: usize,
     /// Files or folders that could not be read, as messages (at most 100, then a count).
     pub errors: Vec<String>,
-    /// Whether the report stopped at its byte budget (256 KiB) rather than the limit.
+    /// Whether the report stopped at its byte budget ([`GrepConfig::max_output`]) rather than the limit.
     pub budget_reached: bool,
 }
 
@@ -192,7 +205,7 @@ pub fn grep(
     let start = walk::start(roots, base)?;
     let display_root = walk::real_or_self(display_root);
     let need = config.offset.saturating_add(config.limit) as u64;
-    let collector = Mutex::new(Collector { need, ..Collector::default() });
+    let collector = Mutex::new(Collector { need, held_budget: config.held_budget(), ..Collector::default() });
     let search = |paths: Vec<PathBuf>| {
         let mut searcher = searcher(config);
         for path in paths {
@@ -360,14 +373,14 @@ impl Sink for FileSink<'_> {
         for (i, line) in mat.lines().enumerate() {
             // One multiline match may span millions of lines: stop as soon as the page
             // is full, or the file's text outgrows what a report can show.
-            if self.hits.matches > self.need || self.hits.bytes > HELD_BUDGET {
+            if self.hits.matches > self.need || self.hits.bytes > self.config.held_budget() {
                 self.hits.stopped = true;
                 return Ok(false);
             }
             self.push(first + i as u64, true, line);
             self.hits.matches += 1;
         }
-        if self.hits.matches > self.need || self.hits.bytes > HELD_BUDGET {
+        if self.hits.matches > self.need || self.hits.bytes > self.config.held_budget() {
             self.hits.stopped = true;
             return Ok(false);
         }
@@ -375,7 +388,7 @@ impl Sink for FileSink<'_> {
     }
 
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> std::result::Result<bool, std::io::Error> {
-        if self.hits.bytes > HELD_BUDGET {
+        if self.hits.bytes > self.config.held_budget() {
             self.hits.stopped = true;
             return Ok(false);
         }
@@ -437,6 +450,8 @@ struct Collector {
     held_bytes: usize,
     /// Read errors beyond the ones kept.
     more_errors: usize,
+    /// The most bytes of text held (see [`GrepConfig::max_output`]).
+    held_budget: usize,
     need: u64,
     matched_files: usize,
     matches: u64,
@@ -473,7 +488,7 @@ impl Collector {
         while self.files.len() > 1 {
             let (_, (_, last)) = self.files.last_key_value().unwrap();
             let (rest, rest_bytes) = (self.held - units(last), self.held_bytes - last.bytes);
-            if rest < self.need && rest_bytes <= HELD_BUDGET {
+            if rest < self.need && rest_bytes <= self.held_budget {
                 break;
             }
             (self.held, self.held_bytes) = (rest, rest_bytes);
@@ -580,7 +595,7 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
                 continue;
             }
             // Past the byte budget the report ends before the next match.
-            if line.is_match && out.text.len() > OUTPUT_BUDGET {
+            if line.is_match && out.text.len() > config.max_output {
                 full = true;
                 break;
             }

@@ -91,6 +91,8 @@ pub struct GrepOptions {
     pub line_numbers: Option<bool>,
     /// Characters of a line shown. @default 500
     pub max_columns: Option<u32>,
+    /// Bytes of report in content mode. @default 262144
+    pub max_output: Option<f64>,
 }
 
 /// What a content search found.
@@ -110,7 +112,7 @@ pub struct GrepResult {
     pub matches: f64,
     /// Whether results were left out.
     pub truncated: bool,
-    /// Whether the report stopped at its byte limit (256 KiB) rather than the result limit.
+    /// Whether the report stopped at its byte limit (`maxOutput`) rather than the result limit.
     pub budget_reached: bool,
     /// Lines cut to the column limit.
     pub cut_lines: u32,
@@ -181,7 +183,8 @@ impl Workspace {
             .limit(options.limit.unwrap_or(1000) as usize)
             .offset(options.offset.unwrap_or(0) as usize)
             .line_numbers(options.line_numbers.unwrap_or(true))
-            .max_columns(options.max_columns.unwrap_or(500) as usize);
+            .max_columns(options.max_columns.unwrap_or(500) as usize)
+            .max_output(options.max_output.map_or(256 << 10, |b| b.max(0.0) as usize));
         let (base, display_root, pattern) =
             (PathBuf::from(options.path), PathBuf::from(options.display_root), options.pattern);
         run_on_pool(completer, id, AnyReply::Grep, move || {
