@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { createToolkit, type Session, type ToolResult } from '../ts/index.js'
+import { type ContentSearchInput, createToolkit, type Session, type ToolResult } from '../ts/index.js'
 import { splitGlobs } from '../ts/search/scope.js'
 import { fails, ok, put, removeTempDirs, rng, tempDir, textOf, word } from './helpers.js'
 
@@ -82,26 +82,9 @@ function rgFiles(cwd: string, flags: string[]): string[] {
 // ---------------------------------------------------------------------------------------
 // Inputs and their rg flags
 
-type Mode = 'content' | 'files_with_matches' | 'count'
-
-interface Walk {
-  include_hidden?: boolean
-  include_ignored?: boolean
-}
-
+type Walk = Pick<ContentSearchInput, 'include_hidden' | 'include_ignored'>
 /** A content_search input (revka dialect). */
-interface Search extends Walk {
-  pattern: string
-  path?: string
-  output_mode?: Mode
-  include?: string
-  type?: string
-  case_sensitive?: boolean
-  context_before?: number
-  context_after?: number
-  multiline?: boolean
-  max_results?: number
-}
+type Search = ContentSearchInput
 
 /** How the expected output is made from rg (never sent to fsgate). */
 interface Model {
