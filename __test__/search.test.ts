@@ -255,10 +255,14 @@ describe('Grep (claude)', () => {
   })
 })
 
-describe('the JS thread', () => {
-  it('stays free while a large search runs', async () => {
-    const big = tempDir('fsgate-search-big-')
+describe('a large search', () => {
+  let big: string
+  beforeAll(() => {
+    big = tempDir('fsgate-search-big-')
     for (let d = 0; d < 40; d++) for (let f = 0; f < 100; f++) put(big, `d${d}/f${f}.txt`, `line one\nneedle ${d}-${f}\nline three\n`.repeat(20))
+  })
+
+  it('leaves the JS thread free while it runs', async () => {
     const s = createToolkit({ workspace: big, preset: 'revka' }).createSession()
     let ticks = 0
     let worst = 0
@@ -275,6 +279,17 @@ describe('the JS thread', () => {
     expect(ticks).toBeGreaterThan(0)
     expect(worst).toBeLessThan(200)
     expect(textOf(r)).toMatch(/^Found 80,000 matches in 4,000 files/)
+  })
+
+  it('stops, walk and all, when its AbortSignal fires; the next search runs whole', async () => {
+    const s = createToolkit({ workspace: big, preset: 'revka' }).createSession()
+    const controller = new AbortController()
+    const pending = s.call('content_search', { pattern: 'needle \\d+-\\d+', output_mode: 'count' }, { signal: controller.signal })
+    setTimeout(() => controller.abort(), 2)
+    fails(await pending, 'ABORTED')
+    const ranked = s.call('semantic_code_search', { query: 'needle line', backend: 'literal' }, { signal: AbortSignal.timeout(2) })
+    fails(await ranked, 'ABORTED')
+    expect((await s.call('content_search', { pattern: 'needle \\d+-\\d+', output_mode: 'count' })).data).toMatchObject({ numFiles: 4000 })
   })
 })
 

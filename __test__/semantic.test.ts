@@ -30,6 +30,7 @@ beforeAll(() => {
   put(dir, 'src/app.ts', "import { parseConfig } from './config'\n\nexport function start() {\n  const config = parseConfig(load())\n  return parseConfig(load())\n}\n")
   put(dir, 'src/config.test.ts', "import { parseConfig } from './config'\n\ntest('parseConfig', () => {\n  parseConfig('{}')\n  parseConfig('[]')\n})\n")
   put(dir, 'dist/bundle.js', 'function parseConfig(t) { return JSON.parse(t) }\n')
+  put(dir, 'src/blob.bin', Buffer.from('parseConfig\0\x01\x02'))
   put(dir, 'src/compress.rs', '/// 도구 출력의 컨텍스트를 압축합니다.\npub fn compress_context(out: &str) -> String {\n    out.to_string()\n}\n')
   put(dir, 'src/disk.rs', '// ฟังก์ชันนี้อ่านไฟล์จากดิสก์\npub fn load_from_disk(path: &str) -> Vec<u8> {\n    std::fs::read(path).unwrap()\n}\n')
   session = createToolkit({ workspace: dir, preset: 'revka' }).createSession()
@@ -48,7 +49,8 @@ describe('the built-in ranker', () => {
     expect(hits.map((h) => h.path)).not.toContain('dist/bundle.js')
     const test = hits.findIndex((h) => h.path === 'src/config.test.ts')
     expect(test).toBeGreaterThan(0)
-    expect(r.data).toMatchObject({ backend: 'builtin', query: 'parseConfig' })
+    expect(r.data).toMatchObject({ backend: 'builtin', query: 'parseConfig', skippedFiles: 1 })
+    expect(hits.map((h) => h.path)).not.toContain('src/blob.bin')
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score).toBeGreaterThanOrEqual(hits[i].score)
   })
 
@@ -104,6 +106,7 @@ describe('the built-in ranker', () => {
     expect(fails(await session.call('semantic_code_search', { query: 'x', backend: 'vector' }), 'INVALID_INPUT')).toMatch(/backend/)
     fails(await session.call('semantic_code_search', { query: 'x', path: '/etc', backend: 'literal' }), 'PATH_OUTSIDE_WORKSPACE')
     fails(await session.call('semantic_code_search', { query: 'x', path: 'nope', backend: 'literal' }), 'NOT_FOUND')
+    expect(fails(await session.call('semantic_code_search', { query: 'x', path: 'src/app.ts', backend: 'literal' }), 'INVALID_INPUT')).toMatch(/src\/app\.ts is a file, not a folder/)
   })
 })
 

@@ -68,12 +68,16 @@ export function splitGlobs(spec: string | undefined): string[] | undefined {
   return out
 }
 
-/**
- * Turns a native failure of a search into a message that tells the model what to do
- * next. `globField` names the input field that holds globs (a bad one is INVALID_PATTERN
- * too, but the model must fix that field, not the regex).
- */
-export async function explainSearchError(err: unknown, given: string | undefined, abs: string, ctx: ToolContext, globField = 'pattern'): Promise<unknown> {
+export interface ExplainOptions {
+  /** The input field that holds globs: a bad one is INVALID_PATTERN too, but the model must fix that field, not the regex. */
+  globField?: string
+  /** The tool searches folders only: a file as `path` (INVALID_INPUT from the engine) is explained as such. */
+  folderOnly?: boolean
+}
+
+/** Turns a native failure of a search into a message that tells the model what to do next. */
+export async function explainSearchError(err: unknown, given: string | undefined, abs: string, ctx: ToolContext, options: ExplainOptions = {}): Promise<unknown> {
+  const globField = options.globField ?? 'pattern'
   if (!(err instanceof FsgateError)) return err
   const where = given ?? '.'
   const data = { path: where }
@@ -91,6 +95,9 @@ export async function explainSearchError(err: unknown, given: string | undefined
       return again('BLOCKED_DEVICE', `${where} is a device, FIFO or socket, which cannot be searched. Give a folder or a regular file.`)
     case 'PERMISSION_DENIED':
       return again('PERMISSION_DENIED', `Permission denied reading ${where}. Search another folder.`)
+    case 'INVALID_INPUT':
+      if (!options.folderOnly) return err
+      return new InvalidInputError('INVALID_INPUT', `${where} is a file, not a folder. Give the folder to search in as path, or leave path out.`, { data: { field: 'path' } })
     case 'INVALID_PATTERN': {
       const native = err.data?.native as { field?: string | null } | undefined
       if (native?.field === 'glob') {

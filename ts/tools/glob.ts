@@ -91,12 +91,7 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
       ctx.fs.glob(completer, id, { path: abs, displayRoot: ctx.workspace, pattern, walk: walkOptions(input), newestFirst: newest, limit }, cancel),
     ctx.signal,
   ).catch(async (err) => {
-    if (err?.code === 'INVALID_INPUT') {
-      throw new InvalidInputError('INVALID_INPUT', `${given} is a file, not a folder. Give the folder to search in as path, and the file name pattern as pattern.`, {
-        data: { field: 'path' },
-      })
-    }
-    throw await explainSearchError(err, given, abs, ctx, 'pattern')
+    throw await explainSearchError(err, given, abs, ctx, { globField: 'pattern', folderOnly: true })
   })
   const files = r.paths === '' ? [] : r.paths.split('\0')
   const truncated = r.total > files.length

@@ -169,7 +169,7 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
         data: { field: 'type' },
       })
     }
-    const failure = await explainSearchError(err, given, abs, ctx, ctx.dialect === 'claude' ? 'glob' : 'include')
+    const failure = await explainSearchError(err, given, abs, ctx, { globField: ctx.dialect === 'claude' ? 'glob' : 'include' })
     throw multilineHint(failure, input)
   })
   const files = r.files === '' ? [] : r.files.split('\0')

@@ -79,12 +79,7 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
   const abs = searchBase(ctx, given)
   const topK = Math.min(input.top_k ?? ctx.limits.semanticTopK, MAX_TOP_K)
   const backend = input.backend ?? 'auto'
-  const explain = async (err: unknown) => {
-    if (err instanceof FsgateError && err.code === 'INVALID_INPUT') {
-      return new InvalidInputError('INVALID_INPUT', `${given} is a file, not a folder. Give the folder to search as path, or leave it out.`, { data: { field: 'path' } })
-    }
-    return explainSearchError(err, given, abs, ctx)
-  }
+  const explain = (err: unknown) => explainSearchError(err, given, abs, ctx, { folderOnly: true })
   let fallback: string | undefined
   if (backend !== 'literal') {
     const bin = await usableSemble(ctx)

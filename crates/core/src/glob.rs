@@ -32,8 +32,8 @@ impl Default for GlobConfig {
 }
 
 impl GlobConfig {
-    /// The walk: ignore rules and hidden files. The glob pattern itself is given to
-    /// [`glob_files`].
+    /// The walk: ignore rules and hidden files. Its globs are replaced by the pattern
+    /// given to [`glob_files`].
     pub fn walk(&mut self) -> &mut WalkConfig {
         &mut self.walk
     }
