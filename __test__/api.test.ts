@@ -313,7 +313,7 @@ describe('typed session.read', () => {
     ['FILE_TOO_LARGE', () => ws.session.read({ path: 'huge.log' }), FileTooLargeError, 'FILE_TOO_LARGE'],
     ['ABORTED', () => ws.session.read({ path: 'a.txt' }, { signal: AbortSignal.abort() }), AbortedError, 'ABORTED'],
     ['IS_DIRECTORY', () => ws.session.read({ path: '.' }), FsgateError, 'IS_DIRECTORY'],
-    ['UNSUPPORTED', () => ws.session.read({ path: 'doc.pdf' }), FsgateError, 'UNSUPPORTED'],
+    ['INVALID_PDF', () => ws.session.read({ path: 'doc.pdf' }), FsgateError, 'INVALID_PDF'],
   ]
 
   it.each(cases)('throws the %s class with its code', async (_label, run, Class, code) => {

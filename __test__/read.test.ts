@@ -318,14 +318,14 @@ describe('binaries and PDFs', () => {
     expect(r.data?.kind).toBe('binary')
   })
 
-  it('refuses a PDF with UNSUPPORTED and never returns its bytes', async () => {
+  it('refuses a damaged PDF with INVALID_PDF and never returns its bytes', async () => {
     const pdf = '%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\nstream\nSECRET-RAW-BYTES\x00\x01\nendstream\n%%EOF\n'
     put(ws.dir, 'doc.pdf', pdf)
     put(ws.dir, 'doc-named.txt', pdf)
     for (const p of ['doc.pdf', 'doc-named.txt']) {
       const r = await ws.session.call('file_read', { path: p })
-      const text = fails(r, 'UNSUPPORTED')
-      expect(text).toMatch(/PDF/)
+      const text = fails(r, 'INVALID_PDF')
+      expect(text).toMatch(/cannot be read as a PDF/)
       expect(JSON.stringify(r)).not.toContain('SECRET-RAW-BYTES')
       expect(JSON.stringify(r)).not.toContain('%PDF-1.4')
       expect(r.content.every((b) => b.type === 'text')).toBe(true)
@@ -805,10 +805,10 @@ describe('regressions found in review', () => {
     expect(ok(await ws.toolkit.createSession().call('file_read', { path: 'pdfsniff.js' }))).toBe('     1\tconst MAGIC = "%PDF-"\n     2\texport default MAGIC')
   })
 
-  it('a PDF is refused, and pages is checked before anything is read', async () => {
+  it('a damaged PDF is refused, and pages is checked before anything is read', async () => {
     put(ws.dir, 'doc.pdf', '%PDF-1.4\n%\u00e2\u00e3\n1 0 obj\n<<>>\nendobj\n')
     const s = ws.toolkit.createSession()
-    fails(await s.call('file_read', { path: 'doc.pdf', pages: '1-3' }), 'UNSUPPORTED')
+    fails(await s.call('file_read', { path: 'doc.pdf', pages: '1-3' }), 'INVALID_PDF')
     for (const bad of ['0', '3-1', 'x', '1,,2', '1-21']) {
       const r = await s.call('file_read', { path: 'doc.pdf', pages: bad })
       fails(r, 'INVALID_INPUT')

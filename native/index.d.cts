@@ -258,6 +258,34 @@ export interface NativeError {
   field?: string
 }
 
+/** One page's text. */
+export interface PdfPageText {
+  /** Page number, from 1. */
+  number: number
+  /** Lines separated by newlines, words by single spaces. */
+  text: string
+}
+
+/** The text of a PDF, as a read returns it. */
+export interface PdfResult {
+  /** Pages in the document. */
+  pageCount: number
+  /** The pages extracted, in the order asked. */
+  pages: Array<PdfPageText>
+  /** Glyphs with no Unicode mapping (shown as U+FFFD). */
+  unmapped: number
+  /** The document is encrypted. */
+  encrypted: boolean
+  /** The document needs a password: nothing could be read. */
+  locked: boolean
+  /** More pages than `pdfMaxPages` and none asked for: nothing was extracted. */
+  tooMany: boolean
+  /** Pages asked for beyond the last: nothing was extracted. */
+  beyond: Array<number>
+  /** The text passed 64 MiB and the rest was dropped. */
+  cut: boolean
+}
+
 /** One ranked snippet. */
 export interface RankHitInfo {
   /** The file, relative to the display root when inside it. */
@@ -328,6 +356,21 @@ export interface ReadOptions {
   imageMaxBytes?: number
   /** Most pixels an image may have to be decoded. @default 50000000 */
   imageMaxPixels?: number
+  /**
+   * PDF: the pages to extract (1-based, in order). Unset: every page, if there are at
+   * most `pdfMaxPages`.
+   */
+  pdfPages?: Array<number>
+  /** PDF: extract every page however many there are (pdf_read). @default false */
+  pdfAll?: boolean
+  /** PDF: most pages extracted without `pdfPages`. @default 20 */
+  pdfMaxPages?: number
+  /** Largest PDF read. @default 52428800 */
+  pdfMaxBytes?: number
+  /** Refuse anything that is not a PDF with INVALID_PDF. @default false */
+  pdfOnly?: boolean
+  /** PDF: give up with TIMEOUT after this many milliseconds. @default 30000 */
+  pdfTimeLimitMs?: number
 }
 
 /** The outcome of a read. `kind` says which of the optional groups is set. */
@@ -378,6 +421,8 @@ export interface ReadResult {
   resized?: boolean
   /** Binary: best guess at the type. */
   binaryKind?: string
+  /** PDF: what the document gave. */
+  pdf?: PdfResult
 }
 
 /** Where a write would land. */

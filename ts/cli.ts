@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** The `fsgate` command for people: read, glob, grep and ranked code search from a shell. */
+/** The `fsgate` command for people: read, PDF text, glob, grep and ranked code search from a shell. */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 
@@ -10,7 +10,9 @@ import type { ToolResult } from './result.js'
 const HELP = `fsgate — file and code tools for AI agents
 
 Usage:
-  fsgate read <path> [--offset N] [--limit N]   Read a file as an agent sees it
+  fsgate read <path> [--offset N] [--limit N] [--pages P]
+                                                Read a file as an agent sees it
+  fsgate pdf <path> [--max-chars N]             Extract a PDF's text (every page)
   fsgate glob <pattern> [path]                  List files matching a glob (sorted)
   fsgate grep <regex> [path] [--include G] [-i] [--mode content|files_with_matches|count] [-C N]
                                                 Search file contents (ripgrep's engine)
@@ -34,6 +36,8 @@ function parseOptions(argv: string[]) {
     options: {
       offset: { type: 'string' },
       limit: { type: 'string' },
+      pages: { type: 'string' },
+      'max-chars': { type: 'string' },
       workspace: { type: 'string' },
       preset: { type: 'string' },
       dialect: { type: 'string' },
@@ -89,7 +93,19 @@ async function main(argv: string[]): Promise<number> {
       if (!/^-?\d+$/.test(v)) return usage(`--${key} must be an integer, got '${v}'`)
       input[key] = Number(v)
     }
+    if (values.pages !== undefined) input.pages = values.pages
     const result = await toolkit.createSession().call('file_read', input)
+    return print(result, values.json ?? false)
+  }
+  if (command === 'pdf') {
+    if (rest.length !== 1) return usage('pdf takes one path')
+    const input: Record<string, unknown> = { path: rest[0] }
+    const max = values['max-chars']
+    if (max !== undefined) {
+      if (!/^\d+$/.test(max)) return usage(`--max-chars must be a whole number, got '${max}'`)
+      input.max_chars = Number(max)
+    }
+    const result = await toolkit.createSession().call('pdf_read', input)
     return print(result, values.json ?? false)
   }
   if (command === 'glob' || command === 'grep' || command === 'search') {

@@ -13,6 +13,7 @@ export type { EditInput } from './tools/edit.js'
 export type { GlobInput } from './tools/glob.js'
 export type { ContentSearchInput, OutputMode } from './tools/grep.js'
 export type { SemanticInput, Backend } from './tools/semantic.js'
+export type { PdfReadInput } from './tools/pdf.js'
 export {
   ERROR_CODES,
   FsgateError,

@@ -25,6 +25,7 @@ import type { GlobInput } from './tools/glob.js'
 import type { ContentSearchInput } from './tools/grep.js'
 import { TOOLS } from './tools/index.js'
 import type { ReadInput } from './tools/read.js'
+import type { PdfReadInput } from './tools/pdf.js'
 import type { SemanticInput } from './tools/semantic.js'
 import type { WriteInput } from './tools/write.js'
 
@@ -198,6 +199,11 @@ export class Session {
   /** Searches file contents (typed form of content_search). Throws FsgateError subclasses. */
   async grep(input: ContentSearchInput, options: CallOptions = {}): Promise<ToolOutput> {
     return this.invoke('content_search', input, options)
+  }
+
+  /** The text of a whole PDF (typed form of pdf_read). Throws FsgateError subclasses. */
+  async pdf(input: PdfReadInput, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('pdf_read', input, options)
   }
 
   /** Ranked code search (typed form of semantic_code_search). Throws FsgateError subclasses. */

@@ -24,8 +24,9 @@ export class ReadLedger {
   /**
    * Records that `range` of this version was delivered (`null` for the whole file, e.g.
    * an image). Returns true when exactly this range of this version was delivered before.
+   * `key` names what was delivered when a line range cannot (a PDF's pages).
    */
-  note(facts: ReadFacts, range: [number, number] | null): boolean {
+  note(facts: ReadFacts, range: [number, number] | null, key?: string): boolean {
     let record = this.records.get(facts.realPath)
     let seen = this.delivered.get(facts.realPath)
     if (!record || !seen || record.contentHash !== facts.contentHash || record.size !== facts.size) {
@@ -35,9 +36,9 @@ export class ReadLedger {
       this.delivered.set(facts.realPath, seen)
     }
     record.mtimeMs = facts.mtimeMs
-    const key = range ? `${range[0]}-${range[1]}` : 'whole'
-    const again = seen.has(key)
-    seen.add(key)
+    const delivered = key ?? (range ? `${range[0]}-${range[1]}` : 'whole')
+    const again = seen.has(delivered)
+    seen.add(delivered)
     record.coverage = mergeRange(record.coverage, range ?? [1, Math.max(1, facts.totalLines)])
     return again
   }

@@ -11,6 +11,8 @@ import { displayPath, resolvePath } from '../policy/paths.js'
 import { similarNames } from '../similar.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
+import { hostCount, num, unchanged } from './common.js'
+import { explainPdfError, readPdfPages } from './pdf.js'
 
 export interface ReadInput {
   path: string
@@ -76,12 +78,15 @@ async function read(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> {
           imageMaxEdge: L.imageMaxEdge,
           imageMaxBytes: L.imageMaxBytes,
           imageMaxPixels: L.imageMaxPixels,
+          pdfPages: pageList,
+          pdfMaxPages: L.pdfPagesPerRead,
+          pdfMaxBytes: L.pdfMaxBytes,
         },
         cancel,
       ),
     ctx.signal,
   ).catch(async (err) => {
-    throw await explain(err, input.path, abs, ctx)
+    throw await explain(explainPdfError(err, input.path, ctx), input.path, abs, ctx)
   })
   const shown = displayPath(ctx.workspace, r.realPath)
   const facts = { realPath: r.realPath, mtimeMs: r.mtimeMs, size: r.size, contentHash: r.hash, totalLines: r.totalLines ?? 0 }
@@ -94,9 +99,7 @@ async function read(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> {
   }
   switch (r.kind) {
     case 'pdf':
-      throw new FsgateError('UNSUPPORTED', `${shown} is a PDF. This version of fsgate cannot extract PDF text yet, so the file was not read.`, {
-        data: base,
-      })
+      return readPdfPages(r, ctx)
     case 'binary': {
       const again = ctx.ledger.note(facts, null)
       if (again && ctx.dedup) return unchanged(shown, base, 'notice')
@@ -195,20 +198,6 @@ async function gate(r: NativeReadResult, ctx: ToolContext, total: number, first:
   )
 }
 
-/** Calls the host's token counter, refusing anything that is not a count. */
-async function hostCount(ctx: ToolContext, text: string): Promise<number> {
-  let n: unknown
-  try {
-    n = await (ctx.countTokens as (t: string) => Promise<number> | number)(text)
-  } catch (err) {
-    throw new FsgateError('INTERNAL', `The host's countTokens function failed (${err instanceof Error ? err.message : String(err)}), so the file was not read.`)
-  }
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
-    throw new FsgateError('INTERNAL', `The host's countTokens function returned ${String(n)}, not a token count, so the file was not read.`)
-  }
-  return n
-}
-
 /** The largest k in [0, n] with count(k) <= max, by binary search (about log2(n) counts). */
 async function mostLinesWithin(n: number, count: (k: number) => Promise<number>, max: number): Promise<number> {
   let lo = 0
@@ -219,13 +208,6 @@ async function mostLinesWithin(n: number, count: (k: number) => Promise<number>,
     else hi = mid - 1
   }
   return lo
-}
-
-function unchanged(shown: string, data: Record<string, unknown>, what: string): ToolOutput {
-  return {
-    content: [text(`${shown} is unchanged since you read it (${what}); that earlier result is still current.`)],
-    data: { ...data, unchanged: true },
-  }
 }
 
 /** Turns a native error into a message that tells the model what to do next. */
@@ -278,8 +260,4 @@ export function parsePages(spec: string, max: number): number[] {
     if (picked.size > max) throw bad(`selects more than ${max} pages; read at most ${max} a call`)
   }
   return [...picked].sort((a, b) => a - b)
-}
-
-function num(n: number): string {
-  return n.toLocaleString('en-US')
 }

@@ -45,6 +45,10 @@ pub enum ErrorKind {
     InvalidGlob,
     /// An option the caller gave is not valid (an unknown file type).
     InvalidInput,
+    /// A PDF that is damaged, not a PDF, or built to exhaust a reader.
+    Pdf,
+    /// Work took longer than its time limit.
+    Timeout,
     /// Any other I/O failure.
     Io,
 }

@@ -65,6 +65,7 @@ mod hash;
 mod image;
 mod index;
 mod page;
+mod pdf;
 mod rank;
 mod read;
 mod sniff;
@@ -84,6 +85,7 @@ pub use crate::hash::{hash_bytes, hash_file, hash_reader, hex128, ContentHasher,
 pub use crate::image::{shape_image, ImageConfig, ShapedImage};
 pub use crate::index::IndexCache;
 pub use crate::page::{group, page, LineStyle, Page, PageConfig};
+pub use crate::pdf::{extract as extract_pdf, PdfPage, PdfPages, PdfRequest, PdfText};
 pub use crate::rank::{rank, rank_folder, CodeIndex, RankConfig, RankFile, RankHit, RankOutcome};
 pub use crate::read::{read_file, read_file_cached, Content, ReadConfig, ReadOutcome};
 pub use crate::sniff::{sniff, ImageFormat, Kind, TextEncoding, SNIFF_BYTES};

@@ -13,6 +13,7 @@ use crate::hash::{combine, hash_open_file, scan, HASH_CHUNK};
 use crate::image::{shape_image, ImageConfig, ShapedImage};
 use crate::index::{Facts, Identity, IndexCache};
 use crate::page::{group, page, run, Page, PageConfig, Resume};
+use crate::pdf::{PdfPages, PdfRequest, PdfText};
 use crate::sniff::{sniff, Kind, TextEncoding, SNIFF_BYTES};
 use crate::tokens::{count_tokens, lines_within};
 
@@ -25,6 +26,9 @@ pub struct ReadConfig {
     max_image_file_bytes: u64,
     token_limit: Option<usize>,
     image: ImageConfig,
+    pdf: PdfRequest,
+    max_pdf_bytes: u64,
+    pdf_only: bool,
 }
 
 impl Default for ReadConfig {
@@ -36,6 +40,9 @@ impl Default for ReadConfig {
             max_image_file_bytes: 64 * 1024 * 1024,
             token_limit: Some(25_000),
             image: ImageConfig::default(),
+            pdf: PdfRequest { pages: PdfPages::UpTo(20), ..PdfRequest::default() },
+            max_pdf_bytes: 50 * 1024 * 1024,
+            pdf_only: false,
         }
     }
 }
@@ -76,6 +83,24 @@ impl ReadConfig {
     pub fn image(&mut self) -> &mut ImageConfig {
         &mut self.image
     }
+
+    /// Which pages of a PDF to extract, and how long it may take. By default, every page
+    /// of a PDF of at most 20 pages, in at most 30 s.
+    pub fn pdf(&mut self) -> &mut PdfRequest {
+        &mut self.pdf
+    }
+
+    /// The largest PDF read. By default, this is 50 MiB.
+    pub fn max_pdf_bytes(&mut self, bytes: u64) -> &mut Self {
+        self.max_pdf_bytes = bytes;
+        self
+    }
+
+    /// Refuse anything but a PDF (with [`ErrorKind::Pdf`]). By default, this is disabled.
+    pub fn pdf_only(&mut self, yes: bool) -> &mut Self {
+        self.pdf_only = yes;
+        self
+    }
 }
 
 /// What [`read_file`] found.
@@ -99,8 +124,8 @@ pub enum Content {
         /// A best guess at its type.
         kind: &'static str,
     },
-    /// A PDF document.
-    Pdf,
+    /// A PDF document's text.
+    Pdf(PdfText),
 }
 
 /// A finished read.
@@ -165,6 +190,14 @@ pub fn read_file_cached(
     let n = read_up_to(&mut file, &mut head).map_err(with_path)?;
     head.truncate(n);
     let kind = sniff(&head);
+    if config.pdf_only && kind != Kind::Pdf {
+        let what = match kind {
+            Kind::Text(_) => "text",
+            Kind::Image(_) => "an image",
+            _ => "a binary file",
+        };
+        return Err(with_path(Error::new(ErrorKind::Pdf, format!("not a PDF (it is {what})"))));
+    }
     // A text file shorter than the sniff window is already in memory.
     let whole = n < SNIFF_BYTES && n as u64 == size && matches!(kind, Kind::Text(_));
     if !whole {
@@ -213,8 +246,22 @@ pub fn read_file_cached(
             Ok(outcome(hash, Content::Image(image)))
         }
         Kind::Pdf => {
-            let hash = hash_open_file(&file, size, cancel).map_err(with_path)?;
-            Ok(outcome(hash, Content::Pdf))
+            if size > config.max_pdf_bytes {
+                return Err(with_path(Error::new(
+                    ErrorKind::TooLarge,
+                    format!(
+                        "PDF is {} bytes, over the {} byte limit for PDFs",
+                        group(size),
+                        group(config.max_pdf_bytes)
+                    ),
+                )));
+            }
+            let mut bytes = Vec::with_capacity(size as usize);
+            file.read_to_end(&mut bytes).map_err(|e| with_path(Error::io(e)))?;
+            cancel.check()?;
+            let hash = crate::hash::hash_bytes(&bytes);
+            let text = crate::pdf::extract(&bytes, &config.pdf, cancel).map_err(with_path)?;
+            Ok(outcome(hash, Content::Pdf(text)))
         }
         Kind::Binary(kind) => {
             let hash = hash_open_file(&file, size, cancel).map_err(with_path)?;
@@ -379,10 +426,13 @@ mod tests {
             Content::Binary { .. }
         ));
         let pdf = wfile(&dir, "x.txt", b"%PDF-1.4\n...");
-        assert!(matches!(
-            read_file(&roots, &pdf, &ReadConfig::default(), &Cancel::new()).unwrap().content,
-            Content::Pdf
-        ));
+        let err = read_file(&roots, &pdf, &ReadConfig::default(), &Cancel::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Pdf);
+        let mut only = ReadConfig::default();
+        only.pdf_only(true);
+        let err = read_file(&roots, &bin, &only, &Cancel::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Pdf);
+        assert!(err.to_string().contains("not a PDF"), "{err}");
     }
 
     /// Ranged reads through the index cache give exactly the pages of a plain pass.

@@ -180,6 +180,8 @@ pub fn code_of(kind: core::ErrorKind) -> &'static str {
         K::Encoding => "ENCODING",
         K::InvalidPattern | K::InvalidGlob => "INVALID_PATTERN",
         K::InvalidInput => "INVALID_INPUT",
+        K::Pdf => "INVALID_PDF",
+        K::Timeout => "TIMEOUT",
         _ => "IO_ERROR",
     }
 }
@@ -289,6 +291,19 @@ pub struct ReadOptions {
     pub image_max_bytes: Option<u32>,
     /// Most pixels an image may have to be decoded. @default 50000000
     pub image_max_pixels: Option<f64>,
+    /// PDF: the pages to extract (1-based, in order). Unset: every page, if there are at
+    /// most `pdfMaxPages`.
+    pub pdf_pages: Option<Vec<u32>>,
+    /// PDF: extract every page however many there are (pdf_read). @default false
+    pub pdf_all: Option<bool>,
+    /// PDF: most pages extracted without `pdfPages`. @default 20
+    pub pdf_max_pages: Option<u32>,
+    /// Largest PDF read. @default 52428800
+    pub pdf_max_bytes: Option<f64>,
+    /// Refuse anything that is not a PDF with INVALID_PDF. @default false
+    pub pdf_only: Option<bool>,
+    /// PDF: give up with TIMEOUT after this many milliseconds. @default 30000
+    pub pdf_time_limit_ms: Option<u32>,
 }
 
 impl From<&ReadOptions> for core::ReadConfig {
@@ -325,6 +340,19 @@ impl From<&ReadOptions> for core::ReadConfig {
         }
         if let Some(v) = o.image_max_pixels {
             cfg.image().max_pixels(v.max(1.0) as u64);
+        }
+        if let Some(v) = o.pdf_max_bytes {
+            cfg.max_pdf_bytes(v.max(0.0) as u64);
+        }
+        cfg.pdf_only(o.pdf_only.unwrap_or(false));
+        let pdf = cfg.pdf();
+        pdf.pages = match (&o.pdf_pages, o.pdf_all.unwrap_or(false)) {
+            (Some(pages), _) => core::PdfPages::Only(pages.clone()),
+            (None, true) => core::PdfPages::All,
+            (None, false) => core::PdfPages::UpTo(o.pdf_max_pages.unwrap_or(20)),
+        };
+        if let Some(ms) = o.pdf_time_limit_ms {
+            pdf.time_limit = std::time::Duration::from_millis(u64::from(ms.max(1)));
         }
         cfg
     }
@@ -379,6 +407,38 @@ pub struct ReadResult {
     pub resized: Option<bool>,
     /// Binary: best guess at the type.
     pub binary_kind: Option<String>,
+    /// PDF: what the document gave.
+    pub pdf: Option<PdfResult>,
+}
+
+/// The text of a PDF, as a read returns it.
+#[napi(object)]
+pub struct PdfResult {
+    /// Pages in the document.
+    pub page_count: u32,
+    /// The pages extracted, in the order asked.
+    pub pages: Vec<PdfPageText>,
+    /// Glyphs with no Unicode mapping (shown as U+FFFD).
+    pub unmapped: f64,
+    /// The document is encrypted.
+    pub encrypted: bool,
+    /// The document needs a password: nothing could be read.
+    pub locked: bool,
+    /// More pages than `pdfMaxPages` and none asked for: nothing was extracted.
+    pub too_many: bool,
+    /// Pages asked for beyond the last: nothing was extracted.
+    pub beyond: Vec<u32>,
+    /// The text passed 64 MiB and the rest was dropped.
+    pub cut: bool,
+}
+
+/// One page's text.
+#[napi(object)]
+pub struct PdfPageText {
+    /// Page number, from 1.
+    pub number: u32,
+    /// Lines separated by newlines, words by single spaces.
+    pub text: String,
 }
 
 impl From<core::ReadOutcome> for ReadResult {
@@ -407,6 +467,7 @@ impl From<core::ReadOutcome> for ReadResult {
             original_height: None,
             resized: None,
             binary_kind: None,
+            pdf: None,
         };
         match out.content {
             core::Content::Text { page, encoding, tokens, fit_lines } => {
@@ -437,7 +498,19 @@ impl From<core::ReadOutcome> for ReadResult {
                 r.kind = "binary".into();
                 r.binary_kind = Some(kind.into());
             }
-            core::Content::Pdf => r.kind = "pdf".into(),
+            core::Content::Pdf(pdf) => {
+                r.kind = "pdf".into();
+                r.pdf = Some(PdfResult {
+                    page_count: pdf.page_count,
+                    pages: pdf.pages.into_iter().map(|p| PdfPageText { number: p.number, text: p.text }).collect(),
+                    unmapped: pdf.unmapped as f64,
+                    encrypted: pdf.encrypted,
+                    locked: pdf.locked,
+                    too_many: pdf.too_many,
+                    beyond: pdf.beyond,
+                    cut: pdf.cut,
+                });
+            }
         }
         r
     }

@@ -1,0 +1,337 @@
+//! CMaps: the code space that splits a string into character codes, the code → Unicode
+//! map of a `/ToUnicode` stream, and the code → CID map of an embedded `/Encoding` CMap.
+
+use rustc_hash::FxHashMap;
+
+use super::lexer::{Lexer, Token};
+
+/// Entries one CMap may hold; ranges past this are ignored (a hostile `bfrange` can
+/// name four billion codes).
+const MAX_ENTRIES: usize = 1 << 20;
+
+/// A parsed CMap.
+#[derive(Debug, Default)]
+pub(crate) struct CMap {
+    /// Code space ranges: byte length, low and high code.
+    pub(crate) space: Vec<(u8, u32, u32)>,
+    /// Code → Unicode text (`bfchar`, `bfrange`).
+    pub(crate) unicode: FxHashMap<u32, Box<str>>,
+    /// Code → CID (`cidchar`, `cidrange`), with the length of the code.
+    pub(crate) cid: FxHashMap<(u8, u32), u32>,
+    /// `cidrange`s too large to expand: (length, low, high, first CID).
+    pub(crate) cid_ranges: Vec<(u8, u32, u32, u32)>,
+    /// The CMap this one builds on (`usecmap`), by name.
+    pub(crate) parent: Option<Vec<u8>>,
+}
+
+fn code_of(bytes: &[u8]) -> (u8, u32) {
+    let len = bytes.len().min(4);
+    let code = bytes[..len].iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b));
+    (len as u8, code)
+}
+
+/// The text of a UTF-16BE destination string; unpaired surrogates become U+FFFD.
+pub(crate) fn utf16be(bytes: &[u8]) -> String {
+    let units = bytes.chunks(2).map(|c| u16::from(c[0]) << 8 | u16::from(*c.get(1).unwrap_or(&0)));
+    char::decode_utf16(units).map(|c| c.unwrap_or('\u{fffd}')).collect()
+}
+
+/// Adds `step` to the last UTF-16 unit of a destination (a `bfrange` with a base).
+fn bump(dst: &[u8], step: u32) -> Vec<u8> {
+    let mut out = dst.to_vec();
+    if out.len() >= 2 {
+        let n = out.len();
+        let last = (u32::from(out[n - 2]) << 8 | u32::from(out[n - 1])).wrapping_add(step);
+        out[n - 2] = (last >> 8) as u8;
+        out[n - 1] = last as u8;
+    } else if let Some(b) = out.last_mut() {
+        *b = b.wrapping_add(step as u8);
+    }
+    out
+}
+
+impl CMap {
+    /// Parses CMap source. Junk is skipped; a CMap with nothing usable is empty.
+    pub(crate) fn parse(data: &[u8]) -> CMap {
+        let mut map = CMap::default();
+        let mut lx = Lexer::new(data);
+        let mut operands: Vec<Token<'_>> = Vec::new();
+        let mut entries = 0usize;
+        // Inside a begin…end section: which one.
+        let mut section: Option<&[u8]> = None;
+        let mut array: Option<Vec<Vec<u8>>> = None;
+        while let Some(tok) = lx.next_token() {
+            match tok {
+                Token::ArrayStart => array = Some(Vec::new()),
+                Token::ArrayEnd => {
+                    if let Some(items) = array.take() {
+                        operands.push(Token::Str(mark_array(items)));
+                    }
+                }
+                Token::Str(s) if array.is_some() => array.as_mut().expect("checked").push(s),
+                Token::Keyword(k) => {
+                    match k {
+                        b"begincodespacerange"
+                        | b"beginbfchar"
+                        | b"beginbfrange"
+                        | b"begincidchar"
+                        | b"begincidrange"
+                        | b"beginnotdefrange" => section = Some(k),
+                        b"endcodespacerange" | b"endbfchar" | b"endbfrange" | b"endcidchar" | b"endcidrange"
+                        | b"endnotdefrange" => {
+                            if entries < MAX_ENTRIES {
+                                map.section(section.unwrap_or(b""), &operands, &mut entries);
+                            }
+                            section = None;
+                        }
+                        b"usecmap" => {
+                            if let Some(Token::Name(n)) = operands.last() {
+                                map.parent = Some(n.to_vec());
+                            }
+                        }
+                        _ => {}
+                    }
+                    operands.clear();
+                }
+                other => {
+                    if operands.len() < 3 * 100_000 {
+                        operands.push(other);
+                    }
+                }
+            }
+        }
+        map
+    }
+
+    fn section(&mut self, kind: &[u8], ops: &[Token<'_>], entries: &mut usize) {
+        match kind {
+            b"begincodespacerange" => {
+                for pair in ops.chunks_exact(2) {
+                    if let (Token::Str(lo), Token::Str(hi)) = (&pair[0], &pair[1]) {
+                        if !lo.is_empty() && lo.len() == hi.len() {
+                            let (len, lo) = code_of(lo);
+                            let (_, hi) = code_of(hi);
+                            self.space.push((len, lo, hi));
+                        }
+                    }
+                }
+            }
+            b"beginbfchar" => {
+                for pair in ops.chunks_exact(2) {
+                    if let (Token::Str(src), Token::Str(dst)) = (&pair[0], &pair[1]) {
+                        if !src.is_empty() {
+                            self.unicode.insert(code_of(src).1, utf16be(dst).into());
+                            *entries += 1;
+                        }
+                    }
+                }
+            }
+            b"beginbfrange" => {
+                for triple in ops.chunks_exact(3) {
+                    let (Token::Str(lo), Token::Str(hi), Token::Str(dst)) = (&triple[0], &triple[1], &triple[2]) else {
+                        continue;
+                    };
+                    if lo.is_empty() {
+                        continue;
+                    }
+                    let (_, lo) = code_of(lo);
+                    let (_, hi) = code_of(hi);
+                    if hi < lo {
+                        continue;
+                    }
+                    let count = (hi - lo) as usize + 1;
+                    if *entries + count > MAX_ENTRIES {
+                        return;
+                    }
+                    *entries += count;
+                    if let Some(items) = array_items(dst) {
+                        for (i, item) in items.iter().enumerate().take(count) {
+                            self.unicode.insert(lo + i as u32, utf16be(item).into());
+                        }
+                    } else {
+                        for i in 0..count as u32 {
+                            self.unicode.insert(lo + i, utf16be(&bump(dst, i)).into());
+                        }
+                    }
+                }
+            }
+            b"begincidchar" => {
+                for pair in ops.chunks_exact(2) {
+                    if let (Token::Str(src), Token::Number(cid)) = (&pair[0], &pair[1]) {
+                        if !src.is_empty() {
+                            self.cid.insert(code_of(src), *cid as u32);
+                            *entries += 1;
+                        }
+                    }
+                }
+            }
+            b"begincidrange" => {
+                for triple in ops.chunks_exact(3) {
+                    if let (Token::Str(lo), Token::Str(hi), Token::Number(cid)) = (&triple[0], &triple[1], &triple[2]) {
+                        if lo.is_empty() || lo.len() != hi.len() {
+                            continue;
+                        }
+                        let (len, lo) = code_of(lo);
+                        let (_, hi) = code_of(hi);
+                        if hi >= lo {
+                            self.cid_ranges.push((len, lo, hi, *cid as u32));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The CID of a code of `len` bytes, where this CMap maps it.
+    pub(crate) fn cid_of(&self, len: u8, code: u32) -> Option<u32> {
+        if let Some(&cid) = self.cid.get(&(len, code)) {
+            return Some(cid);
+        }
+        self.cid_ranges
+            .iter()
+            .find(|&&(l, lo, hi, _)| l == len && (lo..=hi).contains(&code))
+            .map(|&(_, lo, _, cid)| cid + (code - lo))
+    }
+}
+
+/// Marks the items of an array destination (the array form of `bfrange`) so they pass
+/// through the operand stack as one string: a tag, then each item with its length.
+fn mark_array(items: Vec<Vec<u8>>) -> Vec<u8> {
+    let mut marked = vec![0xff, 0xfe, 0xfd];
+    for item in items {
+        marked.extend_from_slice(&(item.len() as u32).to_be_bytes());
+        marked.extend_from_slice(&item);
+    }
+    marked
+}
+
+/// The items of an array destination, as marked by [`mark_array`].
+fn array_items(dst: &[u8]) -> Option<Vec<&[u8]>> {
+    let mut rest = dst.strip_prefix(&[0xff, 0xfe, 0xfd][..])?;
+    let mut items = Vec::new();
+    while rest.len() >= 4 {
+        let n = u32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        let end = (4 + n).min(rest.len());
+        items.push(&rest[4..end]);
+        rest = &rest[end..];
+    }
+    Some(items)
+}
+
+/// How a font's strings split into codes.
+#[derive(Debug, Clone)]
+pub(crate) enum CodeSpace {
+    /// One byte per code (simple fonts).
+    One,
+    /// Two bytes per code (Identity-H/V, UCS-2 CMaps).
+    Two,
+    /// Ranges from a CMap: the shortest range that matches wins, as PDF says.
+    Ranges(Vec<(u8, u32, u32)>),
+    /// A legacy multi-byte encoding, split by its lead bytes.
+    Legacy(&'static encoding_rs::Encoding),
+}
+
+impl CodeSpace {
+    /// Splits `bytes` into (code, length in bytes) pairs.
+    pub(crate) fn each(&self, bytes: &[u8], mut f: impl FnMut(u32, u8)) {
+        match self {
+            CodeSpace::One => bytes.iter().for_each(|&b| f(u32::from(b), 1)),
+            CodeSpace::Two => {
+                for pair in bytes.chunks(2) {
+                    let code = pair.iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b));
+                    f(code, 2);
+                }
+            }
+            CodeSpace::Ranges(ranges) => {
+                let mut i = 0;
+                while i < bytes.len() {
+                    let mut code = 0u32;
+                    let mut taken = 0u8;
+                    for len in 1..=4u8 {
+                        let Some(&b) = bytes.get(i + usize::from(len) - 1) else { break };
+                        code = code << 8 | u32::from(b);
+                        if ranges.iter().any(|&(l, lo, hi)| l == len && (lo..=hi).contains(&code)) {
+                            taken = len;
+                            break;
+                        }
+                    }
+                    if taken == 0 {
+                        // Not in the code space: take the shortest length the CMap uses.
+                        let len = ranges.iter().map(|r| r.0).min().unwrap_or(1).max(1);
+                        let end = (i + usize::from(len)).min(bytes.len());
+                        let code = bytes[i..end].iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b));
+                        f(code, (end - i) as u8);
+                        i = end;
+                    } else {
+                        f(code, taken);
+                        i += usize::from(taken);
+                    }
+                }
+            }
+            CodeSpace::Legacy(encoding) => {
+                let mut i = 0;
+                while i < bytes.len() {
+                    let len = legacy_len(encoding, bytes[i]).min(bytes.len() - i);
+                    let code = bytes[i..i + len].iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b));
+                    f(code, len as u8);
+                    i += len;
+                }
+            }
+        }
+    }
+}
+
+/// The length of a character in a legacy CJK encoding, from its lead byte.
+fn legacy_len(encoding: &encoding_rs::Encoding, lead: u8) -> usize {
+    if encoding == encoding_rs::SHIFT_JIS {
+        if matches!(lead, 0x81..=0x9f | 0xe0..=0xfc) {
+            2
+        } else {
+            1
+        }
+    } else if lead >= 0x81 {
+        2
+    } else {
+        1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_to_unicode_cmap() {
+        let src = b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+            1 begincodespacerange <0000> <FFFF> endcodespacerange
+            2 beginbfchar <0003> <0020> <0024> <00660069> endbfchar
+            2 beginbfrange <0010> <0012> <0041> <0020> <0021> [<D83DDE00> <00E9>] endbfrange
+            endcmap CMapName currentdict /CMap defineresource pop end end";
+        let m = CMap::parse(src);
+        assert_eq!(m.space, vec![(2, 0, 0xffff)]);
+        assert_eq!(&*m.unicode[&3], " ");
+        assert_eq!(&*m.unicode[&0x24], "fi");
+        assert_eq!(&*m.unicode[&0x12], "C");
+        assert_eq!(&*m.unicode[&0x20], "😀");
+        assert_eq!(&*m.unicode[&0x21], "é");
+    }
+
+    #[test]
+    fn cid_ranges_and_mixed_code_space() {
+        let src = b"2 begincodespacerange <00> <80> <8140> <9FFC> endcodespacerange
+            1 begincidrange <8140> <817E> 633 endcidrange 1 begincidchar <41> 34 endcidchar";
+        let m = CMap::parse(src);
+        assert_eq!(m.cid_of(2, 0x8141), Some(634));
+        assert_eq!(m.cid_of(1, 0x41), Some(34));
+        let mut codes = Vec::new();
+        CodeSpace::Ranges(m.space.clone()).each(b"A\x81\x40B", |c, l| codes.push((c, l)));
+        assert_eq!(codes, vec![(0x41, 1), (0x8140, 2), (0x42, 1)]);
+    }
+
+    #[test]
+    fn a_huge_range_is_bounded() {
+        let m = CMap::parse(b"1 beginbfrange <00000000> <FFFFFFFF> <0041> endbfrange");
+        assert!(m.unicode.is_empty());
+    }
+}

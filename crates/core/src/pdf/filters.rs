@@ -1,0 +1,328 @@
+//! Stream decoding with bounds: every decoder stops at a byte limit, so a decompression
+//! bomb costs at most that much memory, and damaged data gives what decoded before the
+//! damage (as readers do) rather than nothing.
+
+use std::io::Read;
+
+use lopdf::{Dictionary, Document, Object, Stream};
+
+use super::{resolve, Budget, Fail};
+
+/// The most one stream may decode to.
+pub(crate) const STREAM_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// Decodes a stream's data through its filters, within the budget.
+pub(crate) fn decode(doc: &Document, stream: &Stream, budget: &mut Budget) -> Result<Vec<u8>, Fail> {
+    let filters = names(doc, stream.dict.get(b"Filter").ok());
+    let params = stream.dict.get(b"DecodeParms").ok().map(|p| resolve(doc, p));
+    let mut data = if stream.content.is_empty() { unmeasured(stream, budget.file) } else { stream.content.clone() };
+    for (i, filter) in filters.iter().enumerate() {
+        let param = match params {
+            Some(Object::Array(list)) => list.get(i).map(|p| resolve(doc, p)).and_then(|p| p.as_dict().ok()),
+            Some(Object::Dictionary(d)) if i == 0 => Some(d),
+            _ => None,
+        };
+        let limit = STREAM_LIMIT.min(budget.inflate_left());
+        data = match filter.as_slice() {
+            b"FlateDecode" | b"Fl" => predict(inflate(&data, limit)?, param)?,
+            b"LZWDecode" | b"LZW" => predict(lzw(&data, param, limit)?, param)?,
+            b"ASCIIHexDecode" | b"AHx" => ascii_hex(&data),
+            b"ASCII85Decode" | b"A85" => ascii85(&data),
+            b"RunLengthDecode" | b"RL" => run_length(&data, limit)?,
+            b"Crypt" => data,
+            // Image codecs hold no text.
+            _ => return Ok(Vec::new()),
+        };
+        budget.inflated(data.len() as u64)?;
+    }
+    Ok(data)
+}
+
+/// The data of a stream lopdf left empty because its `/Length` was missing: from where
+/// the data starts up to `endstream`, as readers recover it.
+fn unmeasured(stream: &Stream, file: &[u8]) -> Vec<u8> {
+    let Some(start) = stream.start_position.filter(|&s| s < file.len()) else {
+        return Vec::new();
+    };
+    let rest = &file[start..];
+    let end = memchr::memmem::find(rest, b"endstream").unwrap_or(rest.len());
+    let mut data = &rest[..end];
+    if let Some(d) = data.strip_suffix(b"\n") {
+        data = d.strip_suffix(b"\r").unwrap_or(d);
+    }
+    data.to_vec()
+}
+
+fn names(doc: &Document, filter: Option<&Object>) -> Vec<Vec<u8>> {
+    match filter.map(|f| resolve(doc, f)) {
+        Some(Object::Name(n)) => vec![n.clone()],
+        Some(Object::Array(list)) => {
+            list.iter().filter_map(|f| resolve(doc, f).as_name().ok().map(<[u8]>::to_vec)).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn too_big() -> Fail {
+    Fail::Invalid(format!("a stream decodes to more than {} MiB (a decompression bomb?)", STREAM_LIMIT >> 20))
+}
+
+/// Inflates zlib data (or raw deflate when the zlib header is missing), keeping what
+/// decoded before any damage.
+pub(crate) fn inflate(data: &[u8], limit: u64) -> Result<Vec<u8>, Fail> {
+    let mut out = Vec::new();
+    let zlib = data.len() >= 2 && (u16::from(data[0]) << 8 | u16::from(data[1])) % 31 == 0 && data[0] & 0x0f == 8;
+    let result = if zlib {
+        flate2::read::ZlibDecoder::new(data).take(limit + 1).read_to_end(&mut out)
+    } else {
+        flate2::read::DeflateDecoder::new(data).take(limit + 1).read_to_end(&mut out)
+    };
+    if out.len() as u64 > limit {
+        return Err(too_big());
+    }
+    drop(result);
+    Ok(out)
+}
+
+fn lzw(data: &[u8], param: Option<&Dictionary>, limit: u64) -> Result<Vec<u8>, Fail> {
+    let early = param.and_then(|p| p.get(b"EarlyChange").ok()).and_then(|e| e.as_i64().ok()).unwrap_or(1);
+    let mut decoder = if early == 0 {
+        weezl::decode::Decoder::new(weezl::BitOrder::Msb, 8)
+    } else {
+        weezl::decode::Decoder::with_tiff_size_switch(weezl::BitOrder::Msb, 8)
+    };
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut input = data;
+    loop {
+        let r = decoder.decode_bytes(input, &mut buf);
+        out.extend_from_slice(&buf[..r.consumed_out]);
+        input = &input[r.consumed_in..];
+        if out.len() as u64 > limit {
+            return Err(too_big());
+        }
+        match r.status {
+            Ok(weezl::LzwStatus::Ok) if r.consumed_in + r.consumed_out > 0 => {}
+            _ => break,
+        }
+    }
+    Ok(out)
+}
+
+/// Undoes PNG (10–15) and TIFF (2) predictors.
+fn predict(data: Vec<u8>, param: Option<&Dictionary>) -> Result<Vec<u8>, Fail> {
+    let get =
+        |key: &[u8], default: i64| param.and_then(|p| p.get(key).ok()).and_then(|v| v.as_i64().ok()).unwrap_or(default);
+    let predictor = get(b"Predictor", 1);
+    if predictor < 2 {
+        return Ok(data);
+    }
+    let colors = get(b"Colors", 1).clamp(1, 32) as usize;
+    let bits = get(b"BitsPerComponent", 8).clamp(1, 16) as usize;
+    let columns = get(b"Columns", 1).clamp(1, 1 << 20) as usize;
+    let bpp = (colors * bits).div_ceil(8).max(1);
+    let row = (colors * bits * columns).div_ceil(8);
+    if predictor == 2 {
+        let mut data = data;
+        if bits == 8 {
+            for line in data.chunks_mut(row) {
+                for i in bpp..line.len() {
+                    line[i] = line[i].wrapping_add(line[i - bpp]);
+                }
+            }
+        }
+        return Ok(data);
+    }
+    let mut out = Vec::with_capacity(data.len());
+    let mut prev = vec![0u8; row];
+    for chunk in data.chunks(row + 1) {
+        let (&kind, line) = chunk.split_first().unwrap_or((&0, &[]));
+        let mut cur = line.to_vec();
+        cur.resize(row, 0);
+        for i in 0..row {
+            let left = if i >= bpp { cur[i - bpp] } else { 0 };
+            let up = prev[i];
+            let up_left = if i >= bpp { prev[i - bpp] } else { 0 };
+            cur[i] = match kind {
+                1 => cur[i].wrapping_add(left),
+                2 => cur[i].wrapping_add(up),
+                3 => cur[i].wrapping_add(((u16::from(left) + u16::from(up)) / 2) as u8),
+                4 => cur[i].wrapping_add(paeth(left, up, up_left)),
+                _ => cur[i],
+            };
+        }
+        out.extend_from_slice(&cur[..line.len().min(row)]);
+        prev = cur;
+    }
+    Ok(out)
+}
+
+fn paeth(a: u8, b: u8, c: u8) -> u8 {
+    let p = i16::from(a) + i16::from(b) - i16::from(c);
+    let (pa, pb, pc) = ((p - i16::from(a)).abs(), (p - i16::from(b)).abs(), (p - i16::from(c)).abs());
+    if pa <= pb && pa <= pc {
+        a
+    } else if pb <= pc {
+        b
+    } else {
+        c
+    }
+}
+
+fn ascii_hex(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() / 2);
+    let mut high: Option<u8> = None;
+    for &b in data {
+        if b == b'>' {
+            break;
+        }
+        let v = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => continue,
+        };
+        match high.take() {
+            Some(h) => out.push(h << 4 | v),
+            None => high = Some(v),
+        }
+    }
+    if let Some(h) = high {
+        out.push(h << 4);
+    }
+    out
+}
+
+fn ascii85(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() * 4 / 5);
+    let mut group = [0u8; 5];
+    let mut n = 0;
+    let body = data.strip_prefix(b"<~").unwrap_or(data);
+    for &b in body {
+        match b {
+            b'~' => break,
+            b'z' if n == 0 => out.extend_from_slice(&[0; 4]),
+            b'!'..=b'u' => {
+                group[n] = b - b'!';
+                n += 1;
+                if n == 5 {
+                    let v = group.iter().fold(0u64, |acc, &d| acc * 85 + u64::from(d));
+                    out.extend_from_slice(&(v as u32).to_be_bytes());
+                    n = 0;
+                }
+            }
+            _ => {}
+        }
+    }
+    if n > 1 {
+        for slot in group.iter_mut().skip(n) {
+            *slot = 84;
+        }
+        let v = group.iter().fold(0u64, |acc, &d| acc * 85 + u64::from(d));
+        out.extend_from_slice(&(v as u32).to_be_bytes()[..n - 1]);
+    }
+    out
+}
+
+fn run_length(data: &[u8], limit: u64) -> Result<Vec<u8>, Fail> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < data.len() {
+        let len = data[i];
+        i += 1;
+        match len {
+            128 => break,
+            0..=127 => {
+                let end = (i + usize::from(len) + 1).min(data.len());
+                out.extend_from_slice(&data[i..end]);
+                i = end;
+            }
+            _ => {
+                if let Some(&b) = data.get(i) {
+                    out.resize(out.len() + 257 - usize::from(len), b);
+                }
+                i += 1;
+            }
+        }
+        if out.len() as u64 > limit {
+            return Err(too_big());
+        }
+    }
+    Ok(out)
+}
+
+/// Looks at every object stream (`/Type /ObjStm`) in the raw file before lopdf unpacks
+/// them, which it does without a bound: a file whose object streams would decode past
+/// the budget is refused here.
+pub(crate) fn check_object_streams(bytes: &[u8], budget: &mut Budget) -> Result<(), Fail> {
+    let finder = memchr::memmem::Finder::new(b"/ObjStm");
+    let mut from = 0;
+    while let Some(at) = finder.find(&bytes[from..]) {
+        let at = from + at;
+        from = at + 7;
+        let window = &bytes[at..bytes.len().min(at + 4096)];
+        let Some(s) = memchr::memmem::find(window, b"stream") else { continue };
+        let mut start = at + s + 6;
+        if bytes.get(start) == Some(&b'\r') {
+            start += 1;
+        }
+        if bytes.get(start) == Some(&b'\n') {
+            start += 1;
+        }
+        let limit = STREAM_LIMIT.min(budget.inflate_left());
+        let mut sink = std::io::sink();
+        let decoded = std::io::copy(&mut flate2::read::ZlibDecoder::new(&bytes[start..]).take(limit + 1), &mut sink);
+        let n = decoded.unwrap_or(0);
+        if n > limit {
+            return Err(too_big());
+        }
+        budget.inflated(n)?;
+        budget.tick()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn deflate(data: &[u8]) -> Vec<u8> {
+        let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    #[test]
+    fn inflate_stops_at_the_limit() {
+        let bomb = deflate(&vec![0u8; 1 << 20]);
+        assert!(matches!(inflate(&bomb, 1000), Err(Fail::Invalid(_))));
+        assert_eq!(inflate(&bomb, 2 << 20).unwrap().len(), 1 << 20);
+    }
+
+    #[test]
+    fn damaged_flate_keeps_what_decoded() {
+        let mut data = deflate(&b"BT (Hello) Tj ET ".repeat(200));
+        data.truncate(data.len() - 8);
+        let out = inflate(&data, 1 << 20).unwrap();
+        assert!(out.starts_with(b"BT (Hello) Tj ET"));
+    }
+
+    #[test]
+    fn ascii_filters() {
+        assert_eq!(ascii_hex(b"48 65 6c6C6f>"), b"Hello");
+        assert_eq!(ascii_hex(b"414"), b"A@");
+        assert_eq!(ascii85(b"<~87cURD]i,\"Ebo80~>"), b"Hello World!");
+        assert_eq!(ascii85(b"z~>"), [0, 0, 0, 0]);
+        assert_eq!(run_length(&[2, b'a', b'b', b'c', 254, b'x', 128], 100).unwrap(), b"abcxxx");
+    }
+
+    #[test]
+    fn png_up_predictor() {
+        let mut p = Dictionary::new();
+        p.set("Predictor", 12);
+        p.set("Columns", 3);
+        let data = vec![2, 1, 2, 3, 2, 1, 1, 1];
+        assert_eq!(predict(data, Some(&p)).unwrap(), vec![1, 2, 3, 2, 3, 4]);
+    }
+}

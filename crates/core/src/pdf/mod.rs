@@ -1,0 +1,471 @@
+//! PDF text, on lopdf's object model: the page tree, content streams interpreted with
+//! text positioning, fonts decoded through ToUnicode CMaps, encodings and glyph names.
+//!
+//! Hostile files end in a clear error within bounds: every stream decodes to at most
+//! [`filters::STREAM_LIMIT`] and a document to at most [`MAX_INFLATED`]; object streams
+//! are measured before lopdf unpacks them; reference chains, page-tree loops and Form
+//! XObject loops are cut; the interpreter checks a deadline and the caller's [`Cancel`];
+//! and a panic inside the parser becomes an error.
+
+mod cmap;
+mod filters;
+mod font;
+mod lexer;
+mod tables;
+mod text;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+use lopdf::{Dictionary, Document, Object, ObjectId};
+use rustc_hash::FxHashSet;
+
+use crate::cancel::Cancel;
+use crate::error::{Error, ErrorKind, Result};
+
+/// Which pages to extract.
+#[derive(Debug, Clone)]
+pub enum PdfPages {
+    /// Every page.
+    All,
+    /// Every page when there are at most this many; otherwise none ([`PdfText::too_many`]).
+    UpTo(u32),
+    /// These pages (1-based), in this order.
+    Only(Vec<u32>),
+}
+
+/// What to extract, and the time it may take.
+#[derive(Debug, Clone)]
+pub struct PdfRequest {
+    /// The pages.
+    pub pages: PdfPages,
+    /// Work stops with [`ErrorKind::Timeout`] after this long.
+    pub time_limit: Duration,
+}
+
+impl Default for PdfRequest {
+    fn default() -> PdfRequest {
+        PdfRequest { pages: PdfPages::All, time_limit: Duration::from_secs(30) }
+    }
+}
+
+/// The text of one page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PdfPage {
+    /// The page number, from 1.
+    pub number: u32,
+    /// Its text: lines separated by `\n`, words by single spaces, a blank line between
+    /// blocks that are far apart.
+    pub text: String,
+}
+
+/// What a PDF gave.
+#[derive(Debug, Default)]
+pub struct PdfText {
+    /// Pages in the document.
+    pub page_count: u32,
+    /// The pages extracted.
+    pub pages: Vec<PdfPage>,
+    /// Glyphs that could not be mapped to Unicode (shown as U+FFFD).
+    pub unmapped: u64,
+    /// The document is encrypted (and was decrypted with the empty password, unless `locked`).
+    pub encrypted: bool,
+    /// The document needs a password: no page could be read.
+    pub locked: bool,
+    /// [`PdfPages::UpTo`] was exceeded: no page was extracted.
+    pub too_many: bool,
+    /// Pages asked for beyond the last one: no page was extracted.
+    pub beyond: Vec<u32>,
+    /// The text passed 64 MiB and the rest was dropped.
+    pub cut: bool,
+}
+
+/// The most all of a document's streams may decode to, together.
+pub const MAX_INFLATED: u64 = 512 * 1024 * 1024;
+/// Pages beyond this in a page tree are not listed.
+const MAX_PAGES: usize = 1_000_000;
+/// Reference chains longer than this resolve to null.
+const MAX_HOPS: usize = 32;
+
+/// Why extraction stopped, inside this module.
+#[derive(Debug)]
+pub(crate) enum Fail {
+    Invalid(String),
+    Timeout(Duration),
+    Cancelled,
+}
+
+impl From<Fail> for Error {
+    fn from(fail: Fail) -> Error {
+        match fail {
+            Fail::Invalid(why) => Error::new(ErrorKind::Pdf, why),
+            Fail::Timeout(limit) => Error::new(
+                ErrorKind::Timeout,
+                format!("gave up on the PDF after {} s: its content is too slow to interpret", limit.as_secs_f64()),
+            ),
+            Fail::Cancelled => Error::new(ErrorKind::Cancelled, "cancelled"),
+        }
+    }
+}
+
+/// Time, work and memory one extraction may use.
+pub(crate) struct Budget<'c> {
+    /// The file's bytes, for streams lopdf could not measure (no or a wrong `/Length`).
+    pub(crate) file: &'c [u8],
+    started: Instant,
+    limit: Duration,
+    cancel: &'c Cancel,
+    inflated: u64,
+    ticks: u32,
+}
+
+impl<'c> Budget<'c> {
+    fn new(file: &'c [u8], limit: Duration, cancel: &'c Cancel) -> Budget<'c> {
+        Budget { file, started: Instant::now(), limit, cancel, inflated: 0, ticks: 0 }
+    }
+
+    /// Counts a unit of work; every so often checks the clock and the cancel flag.
+    pub(crate) fn tick(&mut self) -> std::result::Result<(), Fail> {
+        self.ticks = self.ticks.wrapping_add(1);
+        if self.ticks % 1024 == 0 {
+            self.check()?;
+        }
+        Ok(())
+    }
+
+    fn check(&self) -> std::result::Result<(), Fail> {
+        if self.cancel.is_cancelled() {
+            return Err(Fail::Cancelled);
+        }
+        if self.started.elapsed() > self.limit {
+            return Err(Fail::Timeout(self.limit));
+        }
+        Ok(())
+    }
+
+    /// Decoded bytes still allowed.
+    pub(crate) fn inflate_left(&self) -> u64 {
+        MAX_INFLATED.saturating_sub(self.inflated)
+    }
+
+    /// Counts decoded bytes.
+    pub(crate) fn inflated(&mut self, bytes: u64) -> std::result::Result<(), Fail> {
+        self.inflated += bytes;
+        if self.inflated > MAX_INFLATED {
+            return Err(Fail::Invalid(format!(
+                "its streams decode to more than {} MiB in all (a decompression bomb?)",
+                MAX_INFLATED >> 20
+            )));
+        }
+        self.check()
+    }
+}
+
+static NULL: Object = Object::Null;
+
+/// Follows references (up to [`MAX_HOPS`]); a missing object or a loop is null.
+pub(crate) fn resolve<'a>(doc: &'a Document, mut obj: &'a Object) -> &'a Object {
+    for _ in 0..MAX_HOPS {
+        match obj {
+            Object::Reference(id) => match doc.objects.get(id) {
+                Some(next) => obj = next,
+                None => return &NULL,
+            },
+            _ => return obj,
+        }
+    }
+    &NULL
+}
+
+/// The dictionary an object is or refers to (a stream's dictionary counts).
+pub(crate) fn resolve_dict<'a>(doc: &'a Document, obj: &'a Object) -> Option<&'a Dictionary> {
+    match resolve(doc, obj) {
+        Object::Dictionary(d) => Some(d),
+        Object::Stream(s) => Some(&s.dict),
+        _ => None,
+    }
+}
+
+/// Extracts text from the bytes of a PDF.
+pub fn extract(bytes: &[u8], request: &PdfRequest, cancel: &Cancel) -> Result<PdfText> {
+    match catch_unwind(AssertUnwindSafe(|| extract_inner(bytes, request, cancel))) {
+        Ok(result) => result.map_err(Error::from),
+        Err(_) => Err(Error::new(ErrorKind::Pdf, "the PDF parser failed on its structure")),
+    }
+}
+
+fn extract_inner(bytes: &[u8], request: &PdfRequest, cancel: &Cancel) -> std::result::Result<PdfText, Fail> {
+    let mut budget = Budget::new(bytes, request.time_limit, cancel);
+    if memchr::memmem::find(&bytes[..bytes.len().min(1024)], b"%PDF-").is_none() {
+        return Err(Fail::Invalid("not a PDF (no %PDF- header)".into()));
+    }
+    filters::check_object_streams(bytes, &mut budget)?;
+    let doc = Document::load_mem(bytes).map_err(|e| Fail::Invalid(format!("damaged PDF: {e}")))?;
+    budget.check()?;
+    let encrypted = doc.trailer.get(b"Encrypt").is_ok();
+    let mut out = PdfText { encrypted, ..PdfText::default() };
+    if encrypted && doc.encryption_state.is_none() {
+        out.locked = true;
+        return Ok(out);
+    }
+    let pages = page_list(&doc, &mut budget)?;
+    out.page_count = pages.len() as u32;
+    let wanted: Vec<u32> = match &request.pages {
+        PdfPages::All => (1..=out.page_count).collect(),
+        PdfPages::UpTo(max) if out.page_count > *max => {
+            out.too_many = true;
+            return Ok(out);
+        }
+        PdfPages::UpTo(_) => (1..=out.page_count).collect(),
+        PdfPages::Only(list) => {
+            out.beyond = list.iter().copied().filter(|&n| n == 0 || n > out.page_count).collect();
+            if !out.beyond.is_empty() {
+                return Ok(out);
+            }
+            list.clone()
+        }
+    };
+    let mut cache = text::Cache::default();
+    let mut sink = text::Sink::default();
+    for number in wanted {
+        let (page, resources) = pages[number as usize - 1];
+        let contents = page_contents(&doc, page, &mut budget)?;
+        text::page_text(&doc, page, &contents, resources, &mut cache, &mut sink, &mut budget)?;
+        out.pages.push(PdfPage { number, text: sink.take_page() });
+    }
+    out.unmapped = sink.unmapped;
+    out.cut = sink.cut;
+    Ok(out)
+}
+
+/// The pages in order, each with the resources it has or inherits. A damaged catalog
+/// falls back to every object of type `/Page`, in object order.
+fn page_list<'d>(
+    doc: &'d Document,
+    budget: &mut Budget,
+) -> std::result::Result<Vec<(&'d Dictionary, Option<&'d Dictionary>)>, Fail> {
+    let root = doc.trailer.get(b"Root").ok().and_then(|r| resolve_dict(doc, r)).and_then(|c| c.get(b"Pages").ok());
+    let mut pages = Vec::new();
+    if let Some(root) = root {
+        let mut seen: FxHashSet<ObjectId> = FxHashSet::default();
+        // (node, inherited resources); a stack, walked in order.
+        let mut stack: Vec<(&Object, Option<&Dictionary>)> = vec![(root, None)];
+        while let Some((node, inherited)) = stack.pop() {
+            budget.tick()?;
+            if let Object::Reference(id) = node {
+                if !seen.insert(*id) {
+                    continue;
+                }
+            }
+            let Some(dict) = resolve_dict(doc, node) else { continue };
+            let resources = dict.get(b"Resources").ok().and_then(|r| resolve_dict(doc, r)).or(inherited);
+            match dict.get(b"Kids").map(|k| resolve(doc, k)) {
+                Ok(Object::Array(kids)) if !is_type(doc, dict, b"Page") => {
+                    for kid in kids.iter().rev() {
+                        stack.push((kid, resources));
+                    }
+                }
+                _ => {
+                    if pages.len() >= MAX_PAGES {
+                        break;
+                    }
+                    pages.push((dict, resources));
+                }
+            }
+        }
+    }
+    if pages.is_empty() {
+        for obj in doc.objects.values() {
+            if let Object::Dictionary(dict) = obj {
+                if is_type(doc, dict, b"Page") {
+                    pages.push((dict, inherited_resources(doc, dict)));
+                }
+            }
+        }
+    }
+    Ok(pages)
+}
+
+/// A page's resources, its own or its nearest ancestor's (by `/Parent`).
+fn inherited_resources<'d>(doc: &'d Document, page: &'d Dictionary) -> Option<&'d Dictionary> {
+    let mut node = page;
+    for _ in 0..MAX_HOPS {
+        if let Some(r) = node.get(b"Resources").ok().and_then(|r| resolve_dict(doc, r)) {
+            return Some(r);
+        }
+        node = node.get(b"Parent").ok().and_then(|p| resolve_dict(doc, p))?;
+    }
+    None
+}
+
+fn is_type(doc: &Document, dict: &Dictionary, kind: &[u8]) -> bool {
+    dict.get(b"Type").ok().map(|t| resolve(doc, t)).and_then(|t| t.as_name().ok()) == Some(kind)
+}
+
+/// A page's content streams, decoded and joined.
+fn page_contents(doc: &Document, page: &Dictionary, budget: &mut Budget) -> std::result::Result<Vec<u8>, Fail> {
+    let mut out = Vec::new();
+    let streams: Vec<&Object> = match page.get(b"Contents").map(|c| resolve(doc, c)) {
+        Ok(Object::Array(list)) => list.iter().map(|o| resolve(doc, o)).collect(),
+        Ok(other) => vec![other],
+        Err(_) => Vec::new(),
+    };
+    for s in streams {
+        if let Object::Stream(stream) = s {
+            let data = filters::decode(doc, stream, budget)?;
+            if out.len() as u64 + data.len() as u64 > filters::STREAM_LIMIT {
+                return Err(Fail::Invalid("a page's content is larger than the stream limit".into()));
+            }
+            out.extend_from_slice(&data);
+            out.push(b'\n');
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lopdf::{dictionary, Stream};
+
+    /// A one-font document whose pages have the given content streams.
+    fn document(pages: &[&[u8]], tweak: impl FnOnce(&mut Document, ObjectId)) -> Vec<u8> {
+        let mut doc = Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        let font = doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
+        let resources = doc.add_object(dictionary! { "Font" => dictionary! { "F1" => font } });
+        let kids: Vec<Object> = pages
+            .iter()
+            .map(|content| {
+                let c = doc.add_object(Stream::new(dictionary! {}, content.to_vec()));
+                doc.add_object(dictionary! { "Type" => "Page", "Parent" => pages_id, "Contents" => c }).into()
+            })
+            .collect();
+        let count = kids.len() as i64;
+        doc.objects.insert(
+            pages_id,
+            Object::Dictionary(
+                dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => count, "Resources" => resources },
+            ),
+        );
+        let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+        doc.trailer.set("Root", catalog);
+        tweak(&mut doc, pages_id);
+        let mut out = Vec::new();
+        doc.save_to(&mut out).unwrap();
+        out
+    }
+
+    fn text_of(bytes: &[u8]) -> Vec<String> {
+        let t = extract(bytes, &PdfRequest::default(), &Cancel::new()).unwrap();
+        t.pages.into_iter().map(|p| p.text).collect()
+    }
+
+    #[test]
+    fn words_lines_and_kerning() {
+        let pdf = document(
+            &[b"BT /F1 10 Tf 72 700 Td [(Hel) -20 (lo) -300 (world)] TJ 0 -14 Td (Next) Tj ( line) Tj T* ET"],
+            |_, _| {},
+        );
+        assert_eq!(text_of(&pdf), vec!["Hello world\nNext line"]);
+    }
+
+    #[test]
+    fn separate_moves_on_one_baseline_join_by_gap() {
+        // Helvetica has no /Widths here: the standard metrics place "ab" ending at 72 + 11.12.
+        let pdf = document(&[b"BT /F1 20 Tf 72 700 Td (ab) Tj 22.3 0 Td (cd) Tj 30 0 Td (ef) Tj ET"], |_, _| {});
+        assert_eq!(text_of(&pdf), vec!["abcd ef"]);
+    }
+
+    #[test]
+    fn pages_are_picked_and_checked() {
+        let pdf = document(
+            &[b"BT /F1 9 Tf (one) Tj ET", b"BT /F1 9 Tf (two) Tj ET", b"BT /F1 9 Tf (three) Tj ET"],
+            |_, _| {},
+        );
+        let only = PdfRequest { pages: PdfPages::Only(vec![3, 1]), ..PdfRequest::default() };
+        let t = extract(&pdf, &only, &Cancel::new()).unwrap();
+        assert_eq!(t.page_count, 3);
+        assert_eq!(
+            t.pages,
+            vec![PdfPage { number: 3, text: "three".into() }, PdfPage { number: 1, text: "one".into() }]
+        );
+        let beyond = PdfRequest { pages: PdfPages::Only(vec![2, 4]), ..PdfRequest::default() };
+        let t = extract(&pdf, &beyond, &Cancel::new()).unwrap();
+        assert_eq!((t.beyond, t.pages.len()), (vec![4], 0));
+        let few = PdfRequest { pages: PdfPages::UpTo(2), ..PdfRequest::default() };
+        let t = extract(&pdf, &few, &Cancel::new()).unwrap();
+        assert!(t.too_many && t.pages.is_empty());
+    }
+
+    #[test]
+    fn a_page_tree_loop_ends() {
+        let pdf = document(&[b"BT /F1 9 Tf (x) Tj ET"], |doc, pages| {
+            if let Ok(Object::Dictionary(d)) = doc.get_object_mut(pages) {
+                d.set("Kids", vec![Object::Reference(pages), Object::Reference(pages)]);
+            }
+        });
+        // The catalog's tree is all loop, so the fallback lists the /Page objects.
+        assert_eq!(text_of(&pdf), vec!["x"]);
+    }
+
+    #[test]
+    fn a_form_that_draws_itself_ends() {
+        let pdf = document(&[b"BT /F1 9 Tf (page) Tj ET /X1 Do"], |doc, pages| {
+            let form_id = doc.new_object_id();
+            let font = doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Courier" });
+            let resources =
+                dictionary! { "XObject" => dictionary! { "X1" => form_id }, "Font" => dictionary! { "F1" => font } };
+            let form = Stream::new(
+                dictionary! { "Type" => "XObject", "Subtype" => "Form", "Resources" => resources.clone() },
+                b"BT /F1 9 Tf 0 -12 Td (form) Tj ET /X1 Do".to_vec(),
+            );
+            doc.objects.insert(form_id, Object::Stream(form));
+            if let Ok(Object::Dictionary(d)) = doc.get_object_mut(pages) {
+                d.set("Resources", resources);
+            }
+        });
+        assert_eq!(text_of(&pdf), vec!["page\nform"]);
+    }
+
+    #[test]
+    fn a_decompression_bomb_is_refused() {
+        let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut e, &vec![b' '; 80 << 20]).unwrap();
+        let bomb = e.finish().unwrap();
+        let mut doc_bytes = document(&[b"BT /F1 9 Tf (x) Tj ET"], |doc, _| {
+            let s = Stream::new(dictionary! { "Filter" => "FlateDecode" }, bomb);
+            let id = doc.add_object(s);
+            let page = doc.page_iter().next().unwrap();
+            if let Ok(Object::Dictionary(d)) = doc.get_object_mut(page) {
+                d.set("Contents", id);
+            }
+        });
+        let err = extract(&doc_bytes, &PdfRequest::default(), &Cancel::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Pdf, "{err}");
+        assert!(err.to_string().contains("decompression bomb"), "{err}");
+        doc_bytes.truncate(8);
+        assert_eq!(extract(&doc_bytes, &PdfRequest::default(), &Cancel::new()).unwrap_err().kind(), ErrorKind::Pdf);
+    }
+
+    #[test]
+    fn slow_content_times_out_and_cancel_stops() {
+        let content = b"BT /F1 9 Tf (a) Tj ET ".repeat(200_000);
+        let pdf = document(&[&content], |_, _| {});
+        let quick = PdfRequest { time_limit: Duration::from_millis(1), ..PdfRequest::default() };
+        let err = extract(&pdf, &quick, &Cancel::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Timeout, "{err}");
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let err = extract(&pdf, &PdfRequest::default(), &cancel).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Cancelled);
+    }
+
+    #[test]
+    fn not_a_pdf() {
+        let err = extract(b"hello", &PdfRequest::default(), &Cancel::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Pdf);
+        let err = extract(b"%PDF-1.4\n garbage \x00\x01", &PdfRequest::default(), &Cancel::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Pdf);
+    }
+}

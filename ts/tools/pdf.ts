@@ -1,0 +1,190 @@
+/**
+ * PDF text (SPEC §3.1, §3.6): pdf_read, and the PDF pages of Read. The text comes from the
+ * engine's own PDF layer; this module lays the pages out for a model, with page markers,
+ * the no-text warning, the note on unmapped characters and the max_chars cut.
+ */
+import { z } from 'zod'
+
+import { FsgateError, InvalidInputError, MaxFileReadTokenExceededError } from '../errors.js'
+import { callNative, completer, type NativeReadResult } from '../native.js'
+import { displayPath, resolvePath } from '../policy/paths.js'
+import { text, type ToolOutput } from '../result.js'
+import { defineTool, type ToolContext } from '../tool.js'
+import { countTokens } from '../utils.js'
+import { hostCount, num, unchanged } from './common.js'
+
+/** The hard cap on pdf_read's max_chars (SPEC §3.6). */
+export const PDF_MAX_CHARS_CAP = 200_000
+
+/** The seed's warning for a PDF with no text layer, word for word. */
+export const NO_TEXT_WARNING = 'PDF contains no extractable text (may be image-only or encrypted)'
+
+export interface PdfReadInput {
+  path: string
+  max_chars?: number
+}
+
+type PdfFacts = NonNullable<NativeReadResult['pdf']>
+
+export const pdfTool = defineTool<PdfReadInput>({
+  name: 'pdf_read',
+  dialects: {
+    revka: {
+      name: 'pdf_read',
+      description: `Extracts the text of a PDF in the workspace, every page, with a marker line before each page.
+- max_chars (default 50000, at most 200000) bounds the output; longer text is cut with a marker that says where to continue.
+- A PDF with no text layer (scanned images, or encrypted with a password) returns a warning, not an error.
+- file_read also returns PDF text, up to 20 pages a call with its pages parameter; use pdf_read for a whole document at once.`,
+      schema: z.strictObject({
+        path: z.string().describe('Path of the PDF, relative to the workspace or absolute.'),
+        max_chars: z.number().int().min(1).optional().describe(`Most characters to return (default 50000, capped at ${PDF_MAX_CHARS_CAP}).`),
+      }),
+      toCanonical: (i) => i as unknown as PdfReadInput,
+    },
+  },
+  run: pdfRead,
+})
+
+async function pdfRead(input: PdfReadInput, ctx: ToolContext): Promise<ToolOutput> {
+  const maxChars = Math.min(input.max_chars ?? ctx.limits.pdfMaxChars, PDF_MAX_CHARS_CAP)
+  const r = await readPdf(ctx, input.path, { pdfAll: true, pdfOnly: true })
+  const pdf = r.pdf as PdfFacts
+  const shown = displayPath(ctx.workspace, r.realPath)
+  const again = ctx.ledger.note(facts(r), null, `pdf_read:${maxChars}`)
+  const base = { path: shown, realPath: r.realPath, size: r.size, mtimeMs: r.mtimeMs, contentHash: r.hash, pageCount: pdf.pageCount }
+  if (again && ctx.dedup) return unchanged(shown, base, `all ${pdf.pageCount} pages`)
+  if (!hasText(pdf)) return noText(shown, pdf, base)
+
+  const full = layout(pdf)
+  const total = full.length
+  let out = full
+  const truncated = total > maxChars
+  let end = total
+  if (truncated) {
+    end = maxChars
+    // Never split a surrogate pair.
+    if (end > 0 && isHighSurrogate(full.charCodeAt(end - 1))) end -= 1
+    out = full.slice(0, end)
+    const next = lastMarker(out)
+    const where = next ? ` The cut falls in page ${next} of ${pdf.pageCount}; read from there with file_read and pages="${next}-${Math.min(pdf.pageCount, next + 19)}".` : ''
+    out += `\n[… truncated: showing ${num(end)} of ${num(total)} characters.${where}]`
+  }
+  out += unmappedNote(pdf)
+  return {
+    content: [text(out)],
+    data: { ...base, chars: total, shownChars: end, maxChars, truncated, unmapped: pdf.unmapped, encrypted: pdf.encrypted, cut: pdf.cut },
+  }
+}
+
+/** Read of a PDF: the pages asked for (or all, up to the per-call limit), through the token gate. */
+export async function readPdfPages(r: NativeReadResult, ctx: ToolContext): Promise<ToolOutput> {
+  const pdf = r.pdf as PdfFacts
+  const shown = displayPath(ctx.workspace, r.realPath)
+  const max = ctx.limits.pdfPagesPerRead
+  const base = { path: shown, realPath: r.realPath, size: r.size, mtimeMs: r.mtimeMs, contentHash: r.hash, kind: 'pdf', pageCount: pdf.pageCount }
+  if (pdf.tooMany) {
+    throw new InvalidInputError(
+      'INVALID_INPUT',
+      `${shown} is a PDF of ${num(pdf.pageCount)} pages, more than the ${max} one read returns. Read it in parts with pages, e.g. pages="1-${max}", or use pdf_read for the whole text.`,
+      { data: { field: 'pages', pageCount: pdf.pageCount } },
+    )
+  }
+  if (pdf.beyond.length > 0) {
+    const which = pdf.beyond.join(', ')
+    throw new InvalidInputError(
+      'INVALID_INPUT',
+      `${pdf.beyond.length === 1 ? 'Page' : 'Pages'} ${which} ${pdf.beyond.length === 1 ? 'is' : 'are'} beyond the last page of ${shown}, which has ${num(pdf.pageCount)} page${pdf.pageCount === 1 ? '' : 's'}.`,
+      { data: { field: 'pages', pageCount: pdf.pageCount } },
+    )
+  }
+  const numbers = pdf.pages.map((p) => p.number)
+  const data = { ...base, pages: numbers, unmapped: pdf.unmapped, encrypted: pdf.encrypted }
+  const again = ctx.ledger.note(facts(r), null, `pdf:${numbers.join(',')}`)
+  if (again && ctx.dedup) return unchanged(shown, data, numbers.length === pdf.pageCount ? `all ${pdf.pageCount} pages` : `pages ${numbers.join(',')}`)
+  if (!hasText(pdf)) return noText(shown, pdf, data)
+  const out = layout(pdf) + unmappedNote(pdf)
+  await gate(out, numbers, shown, ctx)
+  return { content: [text(out)], data }
+}
+
+/** Calls the engine's read for a PDF and explains its errors. */
+async function readPdf(ctx: ToolContext, given: string, options: { pdfAll: boolean; pdfOnly: boolean }): Promise<NativeReadResult> {
+  const abs = resolvePath(ctx.workspace, given)
+  return callNative<NativeReadResult>(
+    (id, cancel) =>
+      ctx.fs.read(completer, id, { path: abs, ranged: true, limit: 1, tokenLimit: 0, pdfMaxBytes: ctx.limits.pdfMaxBytes, ...options }, cancel),
+    ctx.signal,
+  ).catch((err) => {
+    throw explainPdfError(err, given, ctx)
+  })
+}
+
+/** Model-facing messages for the errors only PDFs have; others pass through. */
+export function explainPdfError(err: unknown, given: string, ctx: ToolContext): unknown {
+  if (!(err instanceof FsgateError)) return err
+  const again = (message: string) => new (err.constructor as typeof FsgateError)(err.code, message, { data: { path: given } })
+  switch (err.code) {
+    case 'INVALID_PDF':
+      if (err.message.startsWith('not a PDF')) return again(`${given} is ${err.message}; pdf_read reads PDF files only (use file_read for other files).`)
+      return again(`${given} cannot be read as a PDF: ${err.message}.`)
+    case 'TIMEOUT':
+      return again(`${given}: ${err.message}. Try a few pages at a time with file_read and pages.`)
+    case 'FILE_TOO_LARGE':
+      return again(`${given} is too large to read: ${err.message} (limits.pdfMaxBytes is ${num(ctx.limits.pdfMaxBytes)}).`)
+    case 'NOT_FOUND':
+      return again(`File does not exist: ${given}. Check the path; relative paths start at the workspace (${ctx.workspace}).`)
+    default:
+      return err
+  }
+}
+
+function facts(r: NativeReadResult) {
+  return { realPath: r.realPath, mtimeMs: r.mtimeMs, size: r.size, contentHash: r.hash, totalLines: 0 }
+}
+
+function hasText(pdf: PdfFacts): boolean {
+  return !pdf.locked && pdf.pages.some((p) => p.text.trim() !== '')
+}
+
+function noText(shown: string, pdf: PdfFacts, data: Record<string, unknown>): ToolOutput {
+  const why = pdf.locked ? 'it is encrypted with a password' : `${num(pdf.pageCount)} page${pdf.pageCount === 1 ? '' : 's'}, no text layer`
+  return { content: [text(`${NO_TEXT_WARNING}\n(${shown}: ${why})`)], data: { ...data, warning: NO_TEXT_WARNING, locked: pdf.locked } }
+}
+
+/** The pages with their markers, a blank line between pages. */
+function layout(pdf: PdfFacts): string {
+  return pdf.pages
+    .map((p) => `--- Page ${p.number} of ${pdf.pageCount} ---\n${p.text.trim() === '' ? '(no text on this page)' : p.text}`)
+    .join('\n\n')
+}
+
+function unmappedNote(pdf: PdfFacts): string {
+  if (pdf.unmapped === 0) return ''
+  return `\n(${num(pdf.unmapped)} character${pdf.unmapped === 1 ? '' : 's'} could not be mapped to Unicode and ${pdf.unmapped === 1 ? 'is' : 'are'} shown as \u{fffd})`
+}
+
+/** The number of the last page marker in `out`. */
+function lastMarker(out: string): number | undefined {
+  const at = out.lastIndexOf('--- Page ')
+  if (at < 0) return undefined
+  const m = /^--- Page (\d+) of/.exec(out.slice(at))
+  return m ? Number(m[1]) : undefined
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff
+}
+
+/** The token gate for page text: bytes bound tokens from above, so only long text is counted. */
+async function gate(out: string, numbers: number[], shown: string, ctx: ToolContext): Promise<void> {
+  const max = ctx.limits.readTokens
+  if (Buffer.byteLength(out) <= max) return
+  const tokens = ctx.countTokens ? await hostCount(ctx, out) : await countTokens(out, { signal: ctx.signal })
+  if (tokens <= max) return
+  const first = numbers[0] as number
+  throw new MaxFileReadTokenExceededError(
+    'TOKEN_LIMIT',
+    `${numbers.length === 1 ? `Page ${first}` : `These ${numbers.length} pages`} of ${shown} ${numbers.length === 1 ? 'is' : 'are'} ${num(tokens)} tokens, over the ${num(max)}-token limit. Read fewer pages at a time${numbers.length > 1 ? `, e.g. pages="${first}"` : ', or use pdf_read with max_chars'}.`,
+    { data: { tokens, maxTokens: max, pages: numbers } },
+  )
+}
