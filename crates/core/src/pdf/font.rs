@@ -259,10 +259,30 @@ fn simple(doc: &Document, dict: &Dictionary, to_unicode: Option<CMap>, budget: &
     }
 }
 
+/// Glyph names of TeX's math fonts that neither the Adobe Glyph List nor pdf.js knows,
+/// with the characters pdfTeX's own `glyphtounicode.tex` gives them; sorted by name.
+const TEX_GLYPHS: &[(&str, &str)] = &[
+    ("Bullet", "\u{2022}"),
+    ("Ifractur", "\u{2111}"),
+    ("Rfractur", "\u{211c}"),
+    ("mapsto", "\u{21a6}"),
+    ("measuredangle", "\u{2221}"),
+    ("negationslash", "\u{0338}"),
+    ("notexistential", "\u{2204}"),
+    ("owner", "\u{220b}"),
+    ("rho1", "\u{03f1}"),
+    ("squaresolid", "\u{25a0}"),
+    ("subsetnoteql", "\u{228a}"),
+    ("triangle", "\u{25b3}"),
+];
+
 /// The text of a glyph name; a name that is not a known glyph gives none.
 fn glyph_text(name: &str) -> Option<String> {
     if let Some(t) = tables::glyph_unicode(name) {
         return Some(t.to_string());
+    }
+    if let Ok(i) = TEX_GLYPHS.binary_search_by(|(n, _)| n.cmp(&name)) {
+        return Some(TEX_GLYPHS[i].1.to_string());
     }
     tables::glyph_to_string(name)
 }
@@ -549,6 +569,14 @@ mod tests {
         assert_eq!(names[66], None);
         let std = type1_encoding(b"/Encoding StandardEncoding def").unwrap();
         assert_eq!(std[65].as_deref(), Some("A"));
+    }
+
+    #[test]
+    fn tex_names_are_sorted_and_found() {
+        assert!(TEX_GLYPHS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(glyph_text("mapsto").as_deref(), Some("\u{21a6}"));
+        assert_eq!(glyph_text("A").as_deref(), Some("A"));
+        assert_eq!(glyph_text("d127"), None);
     }
 
     #[test]

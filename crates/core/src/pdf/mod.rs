@@ -11,6 +11,7 @@ mod cmap;
 mod filters;
 mod font;
 mod lexer;
+mod repair;
 mod tables;
 mod text;
 
@@ -200,13 +201,28 @@ fn extract_inner(bytes: &[u8], request: &PdfRequest, cancel: &Cancel) -> std::re
         return Err(Fail::Invalid("not a PDF (no %PDF- header)".into()));
     }
     filters::check_object_streams(bytes, &mut budget)?;
-    let doc = Document::load_mem(bytes).map_err(|e| Fail::Invalid(format!("damaged PDF: {e}")))?;
+    let mut doc = match Document::load_mem(bytes) {
+        Ok(doc) => doc,
+        // A damaged table: rebuild it from the objects themselves, as readers do.
+        Err(first) => repair::rebuild(bytes)
+            .and_then(|fixed| Document::load_mem(&fixed).ok())
+            .ok_or_else(|| Fail::Invalid(format!("damaged PDF: {first}")))?,
+    };
     budget.check()?;
     let encrypted = doc.trailer.get(b"Encrypt").is_ok();
     let mut out = PdfText { encrypted, ..PdfText::default() };
     if encrypted && doc.encryption_state.is_none() {
         out.locked = true;
         return Ok(out);
+    }
+    if page_list(&doc, &mut budget)?.is_empty() {
+        // A table that loads but leads nowhere (wrong offsets): rebuilt, it may find the pages.
+        let fixed = repair::rebuild(bytes).and_then(|fixed| Document::load_mem(&fixed).ok());
+        if let Some(fixed) = fixed {
+            if !page_list(&fixed, &mut budget)?.is_empty() {
+                doc = fixed;
+            }
+        }
     }
     let pages = page_list(&doc, &mut budget)?;
     out.page_count = pages.len() as u32;

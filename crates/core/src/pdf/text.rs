@@ -524,7 +524,7 @@ impl<'d> Run<'d, '_, '_> {
                 let origin = m.point(offset, gs.rise);
                 (origin, m.point(offset + w * th, gs.rise), (w + gs.char_spacing + space) * th)
             };
-            let placed = Placed { origin, end, dir, size };
+            let placed = Placed { origin, end, dir, size, font: Rc::as_ptr(&font) as usize };
             match font.text(code, code_len) {
                 Glyph::Text(t) => self.sink.glyph(&placed, t),
                 Glyph::Owned(t) => self.sink.glyph(&placed, &t),
@@ -551,11 +551,17 @@ pub(crate) struct Placed {
     dir: (f64, f64),
     /// The font size as drawn.
     size: f64,
+    /// Which font drew it (the address of the shared font: equal for the same font).
+    font: usize,
 }
 
 /// A gap wider than this share of the font size between two glyphs is a word break,
 /// as in poppler's `pdftotext`.
 const WORD_GAP: f64 = 0.1;
+/// Where the font changes, a smaller gap already breaks the word: poppler starts a new
+/// word at every font change, and TeX's math (a comma in another font after a letter)
+/// leaves gaps this small.
+const FONT_GAP: f64 = 0.02;
 /// A baseline shift beyond this share of the font size starts a new line.
 const LINE_SHIFT: f64 = 0.5;
 /// A baseline shift beyond this share of the font size leaves a blank line between.
@@ -576,6 +582,7 @@ pub(crate) struct Sink {
 }
 
 struct Prev {
+    font: usize,
     origin: (f64, f64),
     end: (f64, f64),
     dir: (f64, f64),
@@ -601,13 +608,16 @@ impl Sink {
                     // The same glyph drawn again on top (fake bold): once is enough.
                     return;
                 }
-                if along > WORD_GAP * size || along < -0.5 * size - (p.end.0 - p.origin.0).hypot(p.end.1 - p.origin.1) {
+                if along > WORD_GAP * size
+                    || (g.font != p.font && along > FONT_GAP * size)
+                    || along < -0.5 * size - (p.end.0 - p.origin.0).hypot(p.end.1 - p.origin.1)
+                {
                     self.pending_space = true;
                 }
             }
         }
         let last = text.chars().last().unwrap_or(' ');
-        self.prev = Some(Prev { origin: g.origin, end: g.end, dir: g.dir, size: g.size, text: last });
+        self.prev = Some(Prev { font: g.font, origin: g.origin, end: g.end, dir: g.dir, size: g.size, text: last });
         if blank {
             self.pending_space = true;
             return;
@@ -683,7 +693,7 @@ mod tests {
     use super::*;
 
     fn at(x: f64, y: f64, w: f64) -> Placed {
-        Placed { origin: (x, y), end: (x + w, y), dir: (1.0, 0.0), size: 10.0 }
+        Placed { origin: (x, y), end: (x + w, y), dir: (1.0, 0.0), size: 10.0, font: 0 }
     }
 
     #[test]
