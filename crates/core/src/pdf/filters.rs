@@ -251,33 +251,62 @@ fn run_length(data: &[u8], limit: u64) -> Result<Vec<u8>, Fail> {
     Ok(out)
 }
 
-/// Looks at every object stream (`/Type /ObjStm`) in the raw file before lopdf unpacks
-/// them, which it does without a bound: a file whose object streams would decode past
-/// the budget is refused here.
-pub(crate) fn check_object_streams(bytes: &[u8], budget: &mut Budget) -> Result<(), Fail> {
-    let finder = memchr::memmem::Finder::new(b"/ObjStm");
-    let mut from = 0;
-    while let Some(at) = finder.find(&bytes[from..]) {
-        let at = from + at;
-        from = at + 7;
-        let window = &bytes[at..bytes.len().min(at + 4096)];
-        let Some(s) = memchr::memmem::find(window, b"stream") else { continue };
-        let mut start = at + s + 6;
-        if bytes.get(start) == Some(&b'\r') {
-            start += 1;
+/// Looks at the streams lopdf unpacks on load, without a bound, before it does: every
+/// object stream (`/Type /ObjStm`) and cross-reference stream (`/Type /XRef`) is inflated
+/// here, counting and dropping the bytes, and a file whose streams would decode past the
+/// budget is refused. A cross-reference stream's `/W` field widths are checked too: lopdf
+/// allocates them as given, and a huge width would abort the process.
+pub(crate) fn check_unpacked_streams(bytes: &[u8], budget: &mut Budget) -> Result<(), Fail> {
+    for key in [&b"/ObjStm"[..], b"/XRef"] {
+        let finder = memchr::memmem::Finder::new(key);
+        let mut from = 0;
+        while let Some(at) = finder.find(&bytes[from..]) {
+            let at = from + at;
+            from = at + key.len();
+            let window = &bytes[at..bytes.len().min(at + 4096)];
+            let Some(s) = memchr::memmem::find(window, b"stream") else { continue };
+            if key == b"/XRef" {
+                // The object's dictionary: from its `obj` keyword to `stream`.
+                let open = memchr::memmem::rfind(&bytes[at.saturating_sub(4096)..at], b"obj")
+                    .map_or(at, |o| at.saturating_sub(4096) + o);
+                check_widths(&bytes[open..at + s])?;
+            }
+            let mut start = at + s + 6;
+            if bytes.get(start) == Some(&b'\r') {
+                start += 1;
+            }
+            if bytes.get(start) == Some(&b'\n') {
+                start += 1;
+            }
+            let limit = STREAM_LIMIT.min(budget.inflate_left());
+            let mut sink = std::io::sink();
+            let decoded =
+                std::io::copy(&mut flate2::read::ZlibDecoder::new(&bytes[start..]).take(limit + 1), &mut sink);
+            let n = decoded.unwrap_or(0);
+            if n > limit {
+                return Err(too_big());
+            }
+            budget.inflated(n)?;
+            budget.tick()?;
         }
-        if bytes.get(start) == Some(&b'\n') {
-            start += 1;
+    }
+    Ok(())
+}
+
+/// Refuses a cross-reference stream whose `/W` asks for fields wider than 8 bytes.
+fn check_widths(dict: &[u8]) -> Result<(), Fail> {
+    let mut rest = dict;
+    while let Some(at) = memchr::memmem::find(rest, b"/W") {
+        rest = &rest[at + 2..];
+        let body = rest.iter().position(|b| !b.is_ascii_whitespace()).map_or(&rest[..0], |p| &rest[p..]);
+        let Some(body) = body.strip_prefix(b"[") else { continue };
+        let end = body.iter().position(|&b| b == b']').unwrap_or(body.len());
+        let too_wide = body[..end].split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty()).any(|w| {
+            std::str::from_utf8(w).ok().and_then(|w| w.parse::<i64>().ok()).is_none_or(|n| !(0..=8).contains(&n))
+        });
+        if too_wide {
+            return Err(Fail::Invalid("its cross-reference stream has fields wider than 8 bytes".into()));
         }
-        let limit = STREAM_LIMIT.min(budget.inflate_left());
-        let mut sink = std::io::sink();
-        let decoded = std::io::copy(&mut flate2::read::ZlibDecoder::new(&bytes[start..]).take(limit + 1), &mut sink);
-        let n = decoded.unwrap_or(0);
-        if n > limit {
-            return Err(too_big());
-        }
-        budget.inflated(n)?;
-        budget.tick()?;
     }
     Ok(())
 }
@@ -315,6 +344,14 @@ mod tests {
         assert_eq!(ascii85(b"<~87cURD]i,\"Ebo80~>"), b"Hello World!");
         assert_eq!(ascii85(b"z~>"), [0, 0, 0, 0]);
         assert_eq!(run_length(&[2, b'a', b'b', b'c', 254, b'x', 128], 100).unwrap(), b"abcxxx");
+    }
+
+    #[test]
+    fn xref_field_widths_are_checked() {
+        assert!(check_widths(b"1 0 obj << /Type /XRef /W [1 2 1] /Size 3 >>").is_ok());
+        assert!(check_widths(b"1 0 obj << /Type /XRef /W [1 99999999999 1] >>").is_err());
+        assert!(check_widths(b"1 0 obj << /W[1 -2 1] >>").is_err());
+        assert!(check_widths(b"1 0 obj << /Width 12 /Size 3 >>").is_ok());
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! text positioning, fonts decoded through ToUnicode CMaps, encodings and glyph names.
 //!
 //! Hostile files end in a clear error within bounds: every stream decodes to at most
-//! [`filters::STREAM_LIMIT`] and a document to at most [`MAX_INFLATED`]; object streams
-//! are measured before lopdf unpacks them; reference chains, page-tree loops and Form
-//! XObject loops are cut; the interpreter checks a deadline and the caller's [`Cancel`];
-//! and a panic inside the parser becomes an error.
+//! [`filters::STREAM_LIMIT`] and a document to at most [`MAX_INFLATED`]; object and
+//! cross-reference streams are measured before lopdf unpacks them; reference chains,
+//! page-tree loops and Form XObject loops are cut; the interpreter checks a deadline and
+//! the caller's [`Cancel`]; and a panic inside the parser becomes an error. A damaged
+//! cross-reference table is rebuilt from the objects themselves.
 
 mod cmap;
 mod filters;
@@ -200,7 +201,7 @@ fn extract_inner(bytes: &[u8], request: &PdfRequest, cancel: &Cancel) -> std::re
     if memchr::memmem::find(&bytes[..bytes.len().min(1024)], b"%PDF-").is_none() {
         return Err(Fail::Invalid("not a PDF (no %PDF- header)".into()));
     }
-    filters::check_object_streams(bytes, &mut budget)?;
+    filters::check_unpacked_streams(bytes, &mut budget)?;
     let mut doc = match Document::load_mem(bytes) {
         Ok(doc) => doc,
         // A damaged table: rebuild it from the objects themselves, as readers do.
@@ -475,6 +476,15 @@ mod tests {
         cancel.cancel();
         let err = extract(&pdf, &PdfRequest::default(), &cancel).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Cancelled);
+    }
+
+    #[test]
+    fn a_cross_reference_stream_with_absurd_field_widths_is_refused() {
+        // lopdf would allocate the widths as given and abort the process.
+        let pdf = b"%PDF-1.5\n1 0 obj\n<< /Type /XRef /Size 2 /W [1 99999999999 1] /Length 3 >>\nstream\n\x01\x02\x03\nendstream\nendobj\nstartxref\n9\n%%EOF\n";
+        let err = extract(pdf, &PdfRequest::default(), &Cancel::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Pdf);
+        assert!(err.to_string().contains("wider than 8 bytes"), "{err}");
     }
 
     #[test]
