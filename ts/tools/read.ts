@@ -34,7 +34,7 @@ const guide = (search: string) =>
   `Reads a file from the workspace. Relative paths start at the workspace root.
 - Returns up to 2000 lines from the start by default, each with its line number; lines over 2000 characters are cut. For a large file, read a range with offset and limit; the output says where to continue.
 - On a big tree, find the lines you need with ${search} first, then read just that range.
-- Reads text (UTF-8, UTF-16), and images (PNG, JPEG, GIF, WebP), which you see as images. Binary files get a one-line notice.
+- Reads text (UTF-8, UTF-16), images (PNG, JPEG, GIF, WebP), which you see as images, and PDFs, as text with a marker line before each page (at most 20 pages a call: give pages, e.g. "1-5", for a longer PDF). Binary files get a one-line notice.
 - Read a file before you change it: edits and writes to a file you have not read are refused.
 - Reading the same range of an unchanged file again returns a short notice that your earlier result is still current.`
 
