@@ -56,11 +56,11 @@ const NO_TEXT = 'PDF contains no extractable text (may be image-only or encrypte
 const MAX_CHARS = 200_000
 /**
  * The share of text-bearing files that must reach F1 ≥ 0.9 against pdftotext: measured
- * 31 of 35 (88.6%), less one file of slack. The goal is 95%; the files below 0.9 are listed
- * in the test output (three of them are drawn out of reading order, which pdftotext
- * re-sorts by position; see benches/pdf.mjs).
+ * 32 of 35 (91.4%), less one file of slack (31 of 35 is 88.6%). The goal is 95%; the files
+ * below 0.9 are listed in the test output (the three left are drawn rotated along a
+ * spiral, which pdftotext breaks into fragments; see BENCHMARKS.md, section 10).
  */
-const SHARE_FLOOR = 0.85
+const SHARE_FLOOR = 0.88
 /** Clean documents whose text must match pdftotext's closely (F1 ≥ 0.95). */
 const CLEAN_DOCS = [
   'py-pdf-sample-files/001-trivial_minimal-document.pdf',

@@ -891,6 +891,7 @@ describe.skipIf(!hasQpdf)('encrypted PDFs', () => {
     const r = await pdfRead(save('rc4-128'))
     expect(bytesOf('rc4-128').includes('/Encrypt')).toBe(true)
     expect(onlyPage(r)).toEqual(['Secret but open', 'RC4 with 128 bits'])
+    expect(r.data?.encrypted).toBe(true)
   })
 
   it('an empty user password (AES-256) opens: the text is read', async () => {
@@ -975,10 +976,19 @@ describe('Read of a PDF', () => {
     fails(await read({ file_path: save('header-only') }), 'INVALID_PDF')
   })
 
+  it('a page with a number past a million is INVALID_INPUT before anything is read', async () => {
+    const r = await read({ file_path: save('token-heavy'), pages: '4294967297' })
+    fails(r, 'INVALID_INPUT')
+    expect(r.data?.field).toBe('pages')
+  })
+
   it('a page over the token limit is TOKEN_LIMIT', async () => {
     const tight = workspace({ preset: 'revka', limits: { readTokens: 50 } }, ws.dir)
     const file = save('token-heavy')
-    fails(await tight.toolkit.createSession().call('Read', { file_path: file, pages: '1' }), 'TOKEN_LIMIT')
+    const session = tight.toolkit.createSession()
+    fails(await session.call('Read', { file_path: file, pages: '1' }), 'TOKEN_LIMIT')
+    // Refused pages were not delivered: asking again is refused again, not answered with the "unchanged" stub.
+    fails(await session.call('Read', { file_path: file, pages: '1' }), 'TOKEN_LIMIT')
     fails(await tight.toolkit.createSession().call('Read', { file_path: file }), 'TOKEN_LIMIT')
     // The same pages fit the default limit.
     expect(pagesOf(ok(await read({ file_path: file, pages: '1' })))[0].lines).toHaveLength(40)

@@ -99,11 +99,12 @@ export async function readPdfPages(r: NativeReadResult, ctx: ToolContext): Promi
   }
   const numbers = pdf.pages.map((p) => p.number)
   const data = { ...base, pages: numbers, unmapped: pdf.unmapped, encrypted: pdf.encrypted }
+  const out = hasText(pdf) ? layout(pdf) + unmappedNote(pdf) : ''
+  // The gate comes before the ledger: pages refused were not delivered.
+  if (out !== '') await gate(out, numbers, shown, ctx)
   const again = ctx.ledger.note(facts(r), null, `pdf:${numbers.join(',')}`)
   if (again && ctx.dedup) return unchanged(shown, data, numbers.length === pdf.pageCount ? `all ${pdf.pageCount} pages` : `pages ${numbers.join(',')}`)
-  if (!hasText(pdf)) return noText(shown, pdf, data)
-  const out = layout(pdf) + unmappedNote(pdf)
-  await gate(out, numbers, shown, ctx)
+  if (out === '') return noText(shown, pdf, data)
   return { content: [text(out)], data }
 }
 

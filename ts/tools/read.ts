@@ -246,6 +246,9 @@ async function explain(err: unknown, given: string, abs: string, ctx: ToolContex
  * Parses a page selection ("3", "1-5", "2,4-6") into sorted, distinct 1-based page
  * numbers; INVALID_INPUT for bad syntax, reversed ranges or more than `max` pages.
  */
+/** The largest page number `pages` accepts. */
+const MAX_PAGE_NUMBER = 1_000_000
+
 export function parsePages(spec: string, max: number): number[] {
   const bad = (why: string) => new InvalidInputError('INVALID_INPUT', `pages ${why}. Use a form like "3", "1-5" or "2,4-6".`, { data: { field: 'pages' } })
   const picked = new Set<number>()
@@ -255,6 +258,8 @@ export function parsePages(spec: string, max: number): number[] {
     const from = Number(m[1])
     const to = m[2] === undefined ? from : Number(m[2])
     if (from < 1 || to < from) throw bad(`"${part.trim()}" is not a valid range (pages start at 1)`)
+    // No PDF has this many pages (the engine lists at most a million); larger numbers would not survive the trip to Rust.
+    if (to > MAX_PAGE_NUMBER) throw bad(`"${part.trim()}" names a page past ${MAX_PAGE_NUMBER.toLocaleString('en-US')}`)
     if (to - from + 1 > max) throw bad(`selects more than ${max} pages; read at most ${max} a call`)
     for (let p = from; p <= to; p++) picked.add(p)
     if (picked.size > max) throw bad(`selects more than ${max} pages; read at most ${max} a call`)

@@ -257,7 +257,8 @@ pub fn read_file_cached(
                 )));
             }
             let mut bytes = Vec::with_capacity(size as usize);
-            file.read_to_end(&mut bytes).map_err(|e| with_path(Error::io(e)))?;
+            // At most the limit, even if the file grew since it was measured.
+            (&mut file).take(config.max_pdf_bytes).read_to_end(&mut bytes).map_err(|e| with_path(Error::io(e)))?;
             cancel.check()?;
             let hash = crate::hash::hash_bytes(&bytes);
             let text = crate::pdf::extract(&bytes, &config.pdf, cancel).map_err(with_path)?;

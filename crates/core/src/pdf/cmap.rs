@@ -8,6 +8,12 @@ use super::lexer::{Lexer, Token};
 /// Entries one CMap may hold; ranges past this are ignored (a hostile `bfrange` can
 /// name four billion codes).
 const MAX_ENTRIES: usize = 1 << 20;
+/// UTF-16 units one code may map to (a ligature is a few; more is an attack).
+const MAX_DESTINATION_UNITS: usize = 32;
+/// Code space ranges one CMap may have (real ones have a handful), and CID ranges (the
+/// largest Adobe CMaps have a few thousand).
+const MAX_SPACE_RANGES: usize = 64;
+const MAX_CID_RANGES: usize = 1 << 16;
 
 /// A parsed CMap.
 #[derive(Debug, Default)]
@@ -30,8 +36,10 @@ fn code_of(bytes: &[u8]) -> (u8, u32) {
     (len as u8, code)
 }
 
-/// The text of a UTF-16BE destination string; unpaired surrogates become U+FFFD.
+/// The text of a UTF-16BE destination string; unpaired surrogates become U+FFFD. At
+/// most [`MAX_DESTINATION_UNITS`] units are read.
 pub(crate) fn utf16be(bytes: &[u8]) -> String {
+    let bytes = &bytes[..bytes.len().min(2 * MAX_DESTINATION_UNITS)];
     let units = bytes.chunks(2).map(|c| u16::from(c[0]) << 8 | u16::from(*c.get(1).unwrap_or(&0)));
     char::decode_utf16(units).map(|c| c.unwrap_or('\u{fffd}')).collect()
 }
@@ -100,6 +108,7 @@ impl CMap {
                 }
             }
         }
+        map.cid_ranges.sort_unstable();
         map
     }
 
@@ -108,7 +117,7 @@ impl CMap {
             b"begincodespacerange" => {
                 for pair in ops.chunks_exact(2) {
                     if let (Token::Str(lo), Token::Str(hi)) = (&pair[0], &pair[1]) {
-                        if !lo.is_empty() && lo.len() == hi.len() {
+                        if !lo.is_empty() && lo.len() == hi.len() && self.space.len() < MAX_SPACE_RANGES {
                             let (len, lo) = code_of(lo);
                             let (_, hi) = code_of(hi);
                             self.space.push((len, lo, hi));
@@ -173,7 +182,7 @@ impl CMap {
                         }
                         let (len, lo) = code_of(lo);
                         let (_, hi) = code_of(hi);
-                        if hi >= lo {
+                        if hi >= lo && self.cid_ranges.len() < MAX_CID_RANGES {
                             self.cid_ranges.push((len, lo, hi, *cid as u32));
                         }
                     }
@@ -183,15 +192,15 @@ impl CMap {
         }
     }
 
-    /// The CID of a code of `len` bytes, where this CMap maps it.
+    /// The CID of a code of `len` bytes, where this CMap maps it. The CID ranges are
+    /// sorted by [`CMap::parse`] and searched by halving.
     pub(crate) fn cid_of(&self, len: u8, code: u32) -> Option<u32> {
         if let Some(&cid) = self.cid.get(&(len, code)) {
             return Some(cid);
         }
-        self.cid_ranges
-            .iter()
-            .find(|&&(l, lo, hi, _)| l == len && (lo..=hi).contains(&code))
-            .map(|&(_, lo, _, cid)| cid + (code - lo))
+        let after = self.cid_ranges.partition_point(|&(l, lo, _, _)| (l, lo) <= (len, code));
+        let &(l, lo, hi, cid) = self.cid_ranges.get(after.checked_sub(1)?)?;
+        (l == len && code <= hi).then(|| cid.saturating_add(code - lo))
     }
 }
 
@@ -233,14 +242,22 @@ pub(crate) enum CodeSpace {
 }
 
 impl CodeSpace {
-    /// Splits `bytes` into (code, length in bytes) pairs.
-    pub(crate) fn each(&self, bytes: &[u8], mut f: impl FnMut(u32, u8)) {
+    /// Splits `bytes` into (code, length in bytes) pairs; stops when `f` returns false.
+    pub(crate) fn each(&self, bytes: &[u8], mut f: impl FnMut(u32, u8) -> bool) {
         match self {
-            CodeSpace::One => bytes.iter().for_each(|&b| f(u32::from(b), 1)),
+            CodeSpace::One => {
+                for &b in bytes {
+                    if !f(u32::from(b), 1) {
+                        return;
+                    }
+                }
+            }
             CodeSpace::Two => {
                 for pair in bytes.chunks(2) {
                     let code = pair.iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b));
-                    f(code, 2);
+                    if !f(code, 2) {
+                        return;
+                    }
                 }
             }
             CodeSpace::Ranges(ranges) => {
@@ -261,10 +278,14 @@ impl CodeSpace {
                         let len = ranges.iter().map(|r| r.0).min().unwrap_or(1).max(1);
                         let end = (i + usize::from(len)).min(bytes.len());
                         let code = bytes[i..end].iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b));
-                        f(code, (end - i) as u8);
+                        if !f(code, (end - i) as u8) {
+                            return;
+                        }
                         i = end;
                     } else {
-                        f(code, taken);
+                        if !f(code, taken) {
+                            return;
+                        }
                         i += usize::from(taken);
                     }
                 }
@@ -274,7 +295,9 @@ impl CodeSpace {
                 while i < bytes.len() {
                     let len = legacy_len(encoding, bytes[i]).min(bytes.len() - i);
                     let code = bytes[i..i + len].iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b));
-                    f(code, len as u8);
+                    if !f(code, len as u8) {
+                        return;
+                    }
                     i += len;
                 }
             }
@@ -325,7 +348,10 @@ mod tests {
         assert_eq!(m.cid_of(2, 0x8141), Some(634));
         assert_eq!(m.cid_of(1, 0x41), Some(34));
         let mut codes = Vec::new();
-        CodeSpace::Ranges(m.space.clone()).each(b"A\x81\x40B", |c, l| codes.push((c, l)));
+        CodeSpace::Ranges(m.space.clone()).each(b"A\x81\x40B", |c, l| {
+            codes.push((c, l));
+            true
+        });
         assert_eq!(codes, vec![(0x41, 1), (0x8140, 2), (0x42, 1)]);
     }
 

@@ -15,6 +15,7 @@ pub(crate) const STREAM_LIMIT: u64 = 64 * 1024 * 1024;
 pub(crate) fn decode(doc: &Document, stream: &Stream, budget: &mut Budget) -> Result<Vec<u8>, Fail> {
     let filters = names(doc, stream.dict.get(b"Filter").ok());
     let params = stream.dict.get(b"DecodeParms").ok().map(|p| resolve(doc, p));
+    let counted = budget.first_decoding(stream as *const Stream as usize);
     let mut data = if stream.content.is_empty() { unmeasured(stream, budget.file) } else { stream.content.clone() };
     for (i, filter) in filters.iter().enumerate() {
         let param = match params {
@@ -22,7 +23,7 @@ pub(crate) fn decode(doc: &Document, stream: &Stream, budget: &mut Budget) -> Re
             Some(Object::Dictionary(d)) if i == 0 => Some(d),
             _ => None,
         };
-        let limit = STREAM_LIMIT.min(budget.inflate_left());
+        let limit = STREAM_LIMIT.min(if counted { budget.inflate_left() } else { STREAM_LIMIT });
         data = match filter.as_slice() {
             b"FlateDecode" | b"Fl" => predict(inflate(&data, limit)?, param)?,
             b"LZWDecode" | b"LZW" => predict(lzw(&data, param, limit)?, param)?,
@@ -33,7 +34,9 @@ pub(crate) fn decode(doc: &Document, stream: &Stream, budget: &mut Budget) -> Re
             // Image codecs hold no text.
             _ => return Ok(Vec::new()),
         };
-        budget.inflated(data.len() as u64)?;
+        if counted {
+            budget.inflated(data.len() as u64)?;
+        }
     }
     Ok(data)
 }
@@ -170,27 +173,7 @@ fn paeth(a: u8, b: u8, c: u8) -> u8 {
 }
 
 fn ascii_hex(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len() / 2);
-    let mut high: Option<u8> = None;
-    for &b in data {
-        if b == b'>' {
-            break;
-        }
-        let v = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            b'A'..=b'F' => b - b'A' + 10,
-            _ => continue,
-        };
-        match high.take() {
-            Some(h) => out.push(h << 4 | v),
-            None => high = Some(v),
-        }
-    }
-    if let Some(h) = high {
-        out.push(h << 4);
-    }
-    out
+    super::lexer::decode_hex(data).0
 }
 
 fn ascii85(data: &[u8]) -> Vec<u8> {
@@ -252,60 +235,209 @@ fn run_length(data: &[u8], limit: u64) -> Result<Vec<u8>, Fail> {
 }
 
 /// Looks at the streams lopdf unpacks on load, without a bound, before it does: every
-/// object stream (`/Type /ObjStm`) and cross-reference stream (`/Type /XRef`) is inflated
+/// object stream (`/Type /ObjStm`) and cross-reference stream (`/Type /XRef`) is decoded
 /// here, counting and dropping the bytes, and a file whose streams would decode past the
-/// budget is refused. A cross-reference stream's `/W` field widths are checked too: lopdf
-/// allocates them as given, and a huge width would abort the process.
+/// budget is refused. Names are read with their `#xx` escapes resolved, and zlib, raw
+/// deflate, LZW, ASCII85, ASCIIHex and RunLength all count.
+///
+/// Also refused, because lopdf would allocate or recurse without a bound on them: a
+/// cross-reference stream whose `/W` widths are not 0–8 bytes, sum to nothing, or whose
+/// `/Index` names more entries than its data holds; and a `/Length N G R` that leads to
+/// anything but a plain number (a chain of them overflows lopdf's stack).
 pub(crate) fn check_unpacked_streams(bytes: &[u8], budget: &mut Budget) -> Result<(), Fail> {
-    for key in [&b"/ObjStm"[..], b"/XRef"] {
-        let finder = memchr::memmem::Finder::new(key);
-        let mut from = 0;
-        while let Some(at) = finder.find(&bytes[from..]) {
-            let at = from + at;
-            from = at + key.len();
-            let window = &bytes[at..bytes.len().min(at + 4096)];
-            let Some(s) = memchr::memmem::find(window, b"stream") else { continue };
-            if key == b"/XRef" {
-                // The object's dictionary: from its `obj` keyword to `stream`.
-                let open = memchr::memmem::rfind(&bytes[at.saturating_sub(4096)..at], b"obj")
-                    .map_or(at, |o| at.saturating_sub(4096) + o);
-                check_widths(&bytes[open..at + s])?;
-            }
-            let mut start = at + s + 6;
-            if bytes.get(start) == Some(&b'\r') {
-                start += 1;
-            }
-            if bytes.get(start) == Some(&b'\n') {
-                start += 1;
-            }
-            let limit = STREAM_LIMIT.min(budget.inflate_left());
-            let mut sink = std::io::sink();
-            let decoded =
-                std::io::copy(&mut flate2::read::ZlibDecoder::new(&bytes[start..]).take(limit + 1), &mut sink);
-            let n = decoded.unwrap_or(0);
-            if n > limit {
-                return Err(too_big());
-            }
-            budget.inflated(n)?;
-            budget.tick()?;
+    let finder = memchr::memmem::Finder::new(b"stream");
+    let mut from = 0;
+    // Where the previous stream's data began: a dictionary never starts before it, so the
+    // backward searches below read each byte of the file at most once.
+    let mut floor = 0;
+    let mut length_targets: Vec<u32> = Vec::new();
+    while let Some(found) = finder.find(&bytes[from..]) {
+        let at = from + found;
+        from = at + 6;
+        if at >= 3 && &bytes[at - 3..at] == b"end" {
+            continue;
         }
+        let Some(open) = memchr::memmem::rfind(&bytes[floor..at], b"obj").map(|o| floor + o) else {
+            continue;
+        };
+        floor = at;
+        budget.tick()?;
+        let dict = unescape_names(&bytes[open..at]);
+        if let Some(target) = indirect_length(&dict) {
+            length_targets.push(target);
+        }
+        let objstm = has_name(&dict, b"/ObjStm");
+        let xref = has_name(&dict, b"/XRef");
+        if !objstm && !xref {
+            continue;
+        }
+        let mut start = at + 6;
+        if bytes.get(start) == Some(&b'\r') {
+            start += 1;
+        }
+        if bytes.get(start) == Some(&b'\n') {
+            start += 1;
+        }
+        let end = memchr::memmem::find(&bytes[start..], b"endstream").map_or(bytes.len(), |e| start + e);
+        let limit = STREAM_LIMIT.min(budget.inflate_left());
+        let decoded = measure(&bytes[start..end], &dict, limit)?;
+        if xref {
+            check_xref_fields(&dict, decoded)?;
+        }
+        budget.inflated(decoded)?;
+    }
+    if !length_targets.is_empty() {
+        check_lengths(bytes, &length_targets)?;
     }
     Ok(())
 }
 
-/// Refuses a cross-reference stream whose `/W` asks for fields wider than 8 bytes.
-fn check_widths(dict: &[u8]) -> Result<(), Fail> {
-    let mut rest = dict;
-    while let Some(at) = memchr::memmem::find(rest, b"/W") {
-        rest = &rest[at + 2..];
-        let body = rest.iter().position(|b| !b.is_ascii_whitespace()).map_or(&rest[..0], |p| &rest[p..]);
-        let Some(body) = body.strip_prefix(b"[") else { continue };
-        let end = body.iter().position(|&b| b == b']').unwrap_or(body.len());
-        let too_wide = body[..end].split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty()).any(|w| {
-            std::str::from_utf8(w).ok().and_then(|w| w.parse::<i64>().ok()).is_none_or(|n| !(0..=8).contains(&n))
-        });
-        if too_wide {
-            return Err(Fail::Invalid("its cross-reference stream has fields wider than 8 bytes".into()));
+/// A dictionary's bytes with `#xx` escapes in names resolved (`/Obj#53tm` is `/ObjStm`).
+fn unescape_names(dict: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(dict.len());
+    let mut i = 0;
+    while i < dict.len() {
+        if dict[i] == b'#' {
+            if let (Some(h), Some(l)) =
+                (dict.get(i + 1).and_then(|&b| hex_digit(b)), dict.get(i + 2).and_then(|&b| hex_digit(b)))
+            {
+                out.push(h << 4 | l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(dict[i]);
+        i += 1;
+    }
+    out
+}
+
+fn hex_digit(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+/// Whether `name` stands in `dict` as a whole name (`/XRef`, not `/XRefStm`).
+fn has_name(dict: &[u8], name: &[u8]) -> bool {
+    memchr::memmem::find_iter(dict, name)
+        .any(|at| dict.get(at + name.len()).is_none_or(|&b| !b.is_ascii_alphanumeric()))
+}
+
+/// The filters a dictionary names, in order.
+fn filter_names(dict: &[u8]) -> Vec<Vec<u8>> {
+    let Some(at) = memchr::memmem::find(dict, b"/Filter") else { return Vec::new() };
+    let rest = &dict[at + 7..];
+    let rest = &rest[rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(rest.len())..];
+    let body = match rest.strip_prefix(b"[") {
+        Some(r) => &r[..r.iter().position(|&b| b == b']').unwrap_or(r.len())],
+        None => {
+            &rest[..rest
+                .iter()
+                .skip(1)
+                .position(|&b| b == b'/' || b == b'>' || b.is_ascii_whitespace())
+                .map_or(rest.len(), |p| p + 1)]
+        }
+    };
+    body.split(|&b| b == b'/' || b.is_ascii_whitespace()).filter(|n| !n.is_empty()).map(<[u8]>::to_vec).collect()
+}
+
+/// How many bytes `data` decodes to through the filters `dict` names, up to `limit`
+/// (more is an error). Damaged data counts what decoded before the damage; Flate counts
+/// the larger of a zlib and a raw-deflate reading, as lopdf tries both.
+fn measure(data: &[u8], dict: &[u8], limit: u64) -> Result<u64, Fail> {
+    let filters = filter_names(dict);
+    let mut owned;
+    let mut current: &[u8] = data;
+    for (i, filter) in filters.iter().enumerate() {
+        let last = i + 1 == filters.len();
+        let next = match filter.as_slice() {
+            b"FlateDecode" | b"Fl" if last => {
+                let count = |r: &mut dyn Read| std::io::copy(&mut r.take(limit + 1), &mut std::io::sink()).unwrap_or(0);
+                // lopdf reads zlib, and when that fails, raw deflate after the two header bytes.
+                let raw = current.get(2..).unwrap_or_default();
+                let n = count(&mut flate2::read::ZlibDecoder::new(current))
+                    .max(count(&mut flate2::read::DeflateDecoder::new(current)))
+                    .max(count(&mut flate2::read::DeflateDecoder::new(raw)));
+                return if n > limit { Err(too_big()) } else { Ok(n) };
+            }
+            b"FlateDecode" | b"Fl" => inflate(current, limit)?,
+            b"LZWDecode" | b"LZW" => lzw(current, None, limit)?,
+            b"ASCIIHexDecode" | b"AHx" => ascii_hex(current),
+            b"ASCII85Decode" | b"A85" => ascii85(current),
+            b"RunLengthDecode" | b"RL" => run_length(current, limit)?,
+            _ => return Ok(current.len() as u64),
+        };
+        owned = next;
+        current = &owned;
+    }
+    Ok(current.len() as u64)
+}
+
+/// The integers of `[ … ]` after `key` in `dict`.
+fn integers_after(dict: &[u8], key: &[u8]) -> Option<Vec<Option<i64>>> {
+    let at = memchr::memmem::find_iter(dict, key)
+        .find(|&a| dict.get(a + key.len()).is_none_or(|&b| !b.is_ascii_alphanumeric()))?;
+    let rest = &dict[at + key.len()..];
+    let rest = &rest[rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(rest.len())..];
+    let body = rest.strip_prefix(b"[")?;
+    let body = &body[..body.iter().position(|&b| b == b']').unwrap_or(body.len())];
+    Some(
+        body.split(|b| b.is_ascii_whitespace())
+            .filter(|w| !w.is_empty())
+            .map(|w| std::str::from_utf8(w).ok().and_then(|w| w.parse::<i64>().ok()))
+            .collect(),
+    )
+}
+
+/// Checks a cross-reference stream's field widths against the data it has.
+fn check_xref_fields(dict: &[u8], decoded: u64) -> Result<(), Fail> {
+    let bad = |why: &str| Err(Fail::Invalid(format!("its cross-reference stream {why}")));
+    let Some(widths) = integers_after(dict, b"/W") else { return Ok(()) };
+    let widths: Option<Vec<i64>> = widths.into_iter().collect();
+    let Some(widths) = widths.filter(|w| w.len() >= 3 && w.iter().all(|n| (0..=8).contains(n))) else {
+        return bad("has fields wider than 8 bytes");
+    };
+    let per_entry: i64 = widths.iter().sum();
+    if per_entry == 0 {
+        return bad("has entries of no bytes");
+    }
+    let entries: i64 = match integers_after(dict, b"/Index") {
+        Some(index) => index.iter().skip(1).step_by(2).map(|n| n.unwrap_or(0).max(0)).fold(0i64, i64::saturating_add),
+        None => {
+            let size = memchr::memmem::find(dict, b"/Size").and_then(|a| {
+                let rest = std::str::from_utf8(&dict[a + 5..dict.len().min(a + 30)]).ok()?;
+                rest.split(|c: char| !c.is_ascii_digit()).find(|w| !w.is_empty())?.parse::<i64>().ok()
+            });
+            size.unwrap_or(0)
+        }
+    };
+    if entries.saturating_mul(per_entry) > decoded as i64 + per_entry {
+        return bad(&format!("lists {entries} entries but holds data for {}", decoded as i64 / per_entry));
+    }
+    Ok(())
+}
+
+/// The object number of a `/Length N G R`, when the length is a reference.
+fn indirect_length(dict: &[u8]) -> Option<u32> {
+    let at = memchr::memmem::rfind(dict, b"/Length")?;
+    let rest = std::str::from_utf8(&dict[at + 7..dict.len().min(at + 40)]).ok()?;
+    let mut words = rest.split_ascii_whitespace();
+    let num = words.next()?.parse().ok()?;
+    let _gen: u16 = words.next()?.parse().ok()?;
+    words.next()?.starts_with('R').then_some(num)
+}
+
+/// Every indirect `/Length` must lead to an object that is a plain number.
+fn check_lengths(bytes: &[u8], targets: &[u32]) -> Result<(), Fail> {
+    let offsets = super::repair::object_offsets(bytes);
+    for target in targets {
+        let Some(&(_, offset)) = offsets.get(target) else { continue };
+        let body = &bytes[offset..bytes.len().min(offset + 64)];
+        let Some(obj) = memchr::memmem::find(body, b"obj") else { continue };
+        let mut words = body[obj + 3..].split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty());
+        let plain = words.next().is_some_and(|w| w.iter().all(u8::is_ascii_digit))
+            && words.next().is_some_and(|w| w.starts_with(b"endobj"));
+        if !plain {
+            return Err(Fail::Invalid(format!("a stream's /Length refers to object {target}, which is not a number")));
         }
     }
     Ok(())
@@ -347,11 +479,31 @@ mod tests {
     }
 
     #[test]
-    fn xref_field_widths_are_checked() {
-        assert!(check_widths(b"1 0 obj << /Type /XRef /W [1 2 1] /Size 3 >>").is_ok());
-        assert!(check_widths(b"1 0 obj << /Type /XRef /W [1 99999999999 1] >>").is_err());
-        assert!(check_widths(b"1 0 obj << /W[1 -2 1] >>").is_err());
-        assert!(check_widths(b"1 0 obj << /Width 12 /Size 3 >>").is_ok());
+    fn xref_fields_are_checked_against_the_data() {
+        assert!(check_xref_fields(b"1 0 obj << /Type /XRef /W [1 2 1] /Size 3 >>", 12).is_ok());
+        assert!(check_xref_fields(b"1 0 obj << /Type /XRef /W [1 99999999999 1] >>", 12).is_err());
+        assert!(check_xref_fields(b"1 0 obj << /W[1 -2 1] >>", 12).is_err());
+        assert!(check_xref_fields(b"1 0 obj << /W [0 0 0] /Size 3 >>", 12).is_err());
+        assert!(check_xref_fields(b"1 0 obj << /W [1 2 1] /Index [0 4000000000] >>", 12).is_err());
+        assert!(check_xref_fields(b"1 0 obj << /W [1 2 1] /Size 4000000 >>", 12).is_err());
+        assert!(check_xref_fields(b"1 0 obj << /Width 12 /Size 3 >>", 12).is_ok());
+    }
+
+    #[test]
+    fn names_filters_and_lengths_are_read_as_lopdf_reads_them() {
+        let dict = unescape_names(b"5 0 obj << /Type /Obj#53tm /Filter [/AHx /FlateDecode] /Length 9 0 R");
+        assert!(has_name(&dict, b"/ObjStm"));
+        assert!(!has_name(b"<< /XRefStm 12 >>", b"/XRef"));
+        assert_eq!(filter_names(&dict), vec![b"AHx".to_vec(), b"FlateDecode".to_vec()]);
+        assert_eq!(filter_names(b"<< /Filter/FlateDecode/Length 3 >>"), vec![b"FlateDecode".to_vec()]);
+        assert_eq!(indirect_length(&dict), Some(9));
+        let raw = {
+            let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+            e.write_all(&vec![0u8; 1 << 20]).unwrap();
+            e.finish().unwrap()
+        };
+        assert!(matches!(measure(&raw, b"/Filter /FlateDecode", 1000), Err(Fail::Invalid(_))));
+        assert_eq!(measure(&raw, b"/Filter /FlateDecode", 2 << 20).unwrap(), 1 << 20);
     }
 
     #[test]

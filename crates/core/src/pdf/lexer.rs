@@ -192,23 +192,8 @@ impl<'a> Lexer<'a> {
     }
 
     fn hex(&mut self) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut high: Option<u8> = None;
-        while let Some(&b) = self.data.get(self.pos) {
-            self.pos += 1;
-            if b == b'>' {
-                break;
-            }
-            if let Some(v) = hex_value(b) {
-                match high.take() {
-                    Some(h) => out.push(h << 4 | v),
-                    None => high = Some(v),
-                }
-            }
-        }
-        if let Some(h) = high {
-            out.push(h << 4);
-        }
+        let (out, used) = decode_hex(&self.data[self.pos..]);
+        self.pos += used;
         out
     }
 
@@ -232,6 +217,29 @@ impl<'a> Lexer<'a> {
         }
         self.pos = data.len();
     }
+}
+
+/// Decodes hex digits up to a `>` (or the end), skipping anything else; an odd last digit
+/// counts as if followed by 0. Returns the bytes and how much input was used, the `>` too.
+pub(crate) fn decode_hex(data: &[u8]) -> (Vec<u8>, usize) {
+    let (body, used) = match memchr::memchr(b'>', data) {
+        Some(end) => (&data[..end], end + 1),
+        None => (data, data.len()),
+    };
+    let mut out = Vec::with_capacity(body.len() / 2);
+    let mut high: Option<u8> = None;
+    for &b in body {
+        if let Some(v) = hex_value(b) {
+            match high.take() {
+                Some(h) => out.push(h << 4 | v),
+                None => high = Some(v),
+            }
+        }
+    }
+    if let Some(h) = high {
+        out.push(h << 4);
+    }
+    (out, used)
 }
 
 /// Parses a PDF number: optional sign, digits, one optional point. Lenient about

@@ -119,11 +119,13 @@ pub(crate) struct Budget<'c> {
     cancel: &'c Cancel,
     inflated: u64,
     ticks: u32,
+    /// Streams already decoded once (a content stream many pages share counts once).
+    decoded: FxHashSet<usize>,
 }
 
 impl<'c> Budget<'c> {
     fn new(file: &'c [u8], limit: Duration, cancel: &'c Cancel) -> Budget<'c> {
-        Budget { file, started: Instant::now(), limit, cancel, inflated: 0, ticks: 0 }
+        Budget { file, started: Instant::now(), limit, cancel, inflated: 0, ticks: 0, decoded: FxHashSet::default() }
     }
 
     /// Counts a unit of work; every so often checks the clock and the cancel flag.
@@ -143,6 +145,11 @@ impl<'c> Budget<'c> {
             return Err(Fail::Timeout(self.limit));
         }
         Ok(())
+    }
+
+    /// Whether this is the first decoding of the stream at `key` (its address).
+    pub(crate) fn first_decoding(&mut self, key: usize) -> bool {
+        self.decoded.insert(key)
     }
 
     /// Decoded bytes still allowed.
@@ -202,23 +209,35 @@ fn extract_inner(bytes: &[u8], request: &PdfRequest, cancel: &Cancel) -> std::re
         return Err(Fail::Invalid("not a PDF (no %PDF- header)".into()));
     }
     filters::check_unpacked_streams(bytes, &mut budget)?;
-    let mut doc = match Document::load_mem(bytes) {
+    // A damaged table is rebuilt from the objects themselves, as readers do: when lopdf
+    // cannot load the file, when the table lists one offset twice (see
+    // `repair::shared_offsets`), or when it loads a table that leads to no page.
+    let mut rebuilt = None;
+    let loaded =
+        if repair::shared_offsets(bytes) { Err(lopdf::Error::InvalidOffset(0)) } else { Document::load_mem(bytes) };
+    let mut doc = match loaded {
         Ok(doc) => doc,
-        // A damaged table: rebuild it from the objects themselves, as readers do.
-        Err(first) => repair::rebuild(bytes)
-            .and_then(|fixed| Document::load_mem(&fixed).ok())
-            .ok_or_else(|| Fail::Invalid(format!("damaged PDF: {first}")))?,
+        Err(first) => {
+            rebuilt = Some(repair::rebuild(bytes));
+            budget.check()?;
+            rebuilt
+                .as_ref()
+                .and_then(|fixed| fixed.as_deref())
+                .and_then(|fixed| Document::load_mem(fixed).ok())
+                .ok_or_else(|| Fail::Invalid(format!("damaged PDF: {first}")))?
+        }
     };
     budget.check()?;
-    let encrypted = doc.trailer.get(b"Encrypt").is_ok();
+    // lopdf drops /Encrypt from the trailer once it has decrypted a file.
+    let encrypted = doc.trailer.get(b"Encrypt").is_ok() || doc.encryption_state.is_some();
     let mut out = PdfText { encrypted, ..PdfText::default() };
     if encrypted && doc.encryption_state.is_none() {
         out.locked = true;
         return Ok(out);
     }
-    if page_list(&doc, &mut budget)?.is_empty() {
-        // A table that loads but leads nowhere (wrong offsets): rebuilt, it may find the pages.
+    if rebuilt.is_none() && page_list(&doc, &mut budget)?.is_empty() {
         let fixed = repair::rebuild(bytes).and_then(|fixed| Document::load_mem(&fixed).ok());
+        budget.check()?;
         if let Some(fixed) = fixed {
             if !page_list(&fixed, &mut budget)?.is_empty() {
                 doc = fixed;
@@ -245,6 +264,7 @@ fn extract_inner(bytes: &[u8], request: &PdfRequest, cancel: &Cancel) -> std::re
     let mut cache = text::Cache::default();
     let mut sink = text::Sink::default();
     for number in wanted {
+        budget.check()?;
         let (page, resources) = pages[number as usize - 1];
         let contents = page_contents(&doc, page, &mut budget)?;
         text::page_text(&doc, page, &contents, resources, &mut cache, &mut sink, &mut budget)?;
@@ -485,6 +505,123 @@ mod tests {
         let err = extract(pdf, &PdfRequest::default(), &Cancel::new()).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Pdf);
         assert!(err.to_string().contains("wider than 8 bytes"), "{err}");
+    }
+
+    /// A file of numbered objects with a classic table, as a writer would lay it out.
+    fn raw_pdf(objects: &[(u32, Vec<u8>)], entries: Option<Vec<usize>>) -> Vec<u8> {
+        let mut out = b"%PDF-1.5\n".to_vec();
+        let mut offsets = Vec::new();
+        for (num, body) in objects {
+            offsets.push(out.len());
+            out.extend_from_slice(format!("{num} 0 obj\n").as_bytes());
+            out.extend_from_slice(body);
+            out.extend_from_slice(b"\nendobj\n");
+        }
+        let xref = out.len();
+        let entries = entries.unwrap_or(offsets);
+        out.extend_from_slice(format!("xref\n1 {}\n", entries.len()).as_bytes());
+        for offset in entries {
+            out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+        }
+        out.extend_from_slice(
+            format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes(),
+        );
+        out
+    }
+
+    fn page_objects(content: &[u8]) -> Vec<(u32, Vec<u8>)> {
+        vec![
+            (1, b"<< /Type /Catalog /Pages 2 0 R >>".to_vec()),
+            (2, b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec()),
+            (3, b"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>".to_vec()),
+            (4, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec()),
+            (
+                5,
+                [
+                    format!("<< /Length {} >>\nstream\n", content.len()).into_bytes(),
+                    content.to_vec(),
+                    b"\nendstream".to_vec(),
+                ]
+                .concat(),
+            ),
+        ]
+    }
+
+    #[test]
+    fn cross_reference_streams_that_would_exhaust_lopdf_are_refused() {
+        // No bytes per entry and four billion entries: lopdf would fill memory.
+        let pdf = b"%PDF-1.5\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n9 0 obj\n<< /Type /XRef /Size 10 /W [0 0 0] /Index [0 4000000000] /Root 1 0 R /Length 0 >>\nstream\n\nendstream\nendobj\nstartxref\n58\n%%EOF\n";
+        let err = extract(pdf, &PdfRequest::default(), &Cancel::new()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Pdf);
+        assert!(err.to_string().contains("entries of no bytes"), "{err}");
+    }
+
+    #[test]
+    fn a_chain_of_indirect_lengths_is_refused() {
+        // lopdf resolves each /Length by parsing its target, recursively: a long chain overflows its stack.
+        let mut objects = vec![
+            (1, b"<< /Type /Catalog /Pages 2 0 R >>".to_vec()),
+            (2, b"<< /Type /Pages /Kids [] /Count 0 >>".to_vec()),
+        ];
+        for i in 3..40u32 {
+            objects.push((i, format!("<< /Length {} 0 R >>\nstream\nx\nendstream", i + 1).into_bytes()));
+        }
+        objects.push((40, b"1".to_vec()));
+        let err = extract(&raw_pdf(&objects, None), &PdfRequest::default(), &Cancel::new()).unwrap_err();
+        assert!(err.to_string().contains("/Length refers to object 4, which is not a number"), "{err}");
+        // A plain indirect length is fine.
+        let mut fine = page_objects(b"BT /F1 9 Tf (ok) Tj ET");
+        fine[4].1 = b"<< /Length 6 0 R >>\nstream\nBT /F1 9 Tf (ok) Tj ET\nendstream".to_vec();
+        fine.push((6, b"22".to_vec()));
+        assert_eq!(text_of(&raw_pdf(&fine, None)), vec!["ok"]);
+    }
+
+    #[test]
+    fn an_object_stream_bomb_under_an_escaped_name_is_refused() {
+        let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        std::io::Write::write_all(&mut e, &vec![b' '; 80 << 20]).unwrap();
+        let bomb = e.finish().unwrap();
+        let mut objects = page_objects(b"BT /F1 9 Tf (x) Tj ET");
+        let head = format!("<< /Type /Obj#53tm /N 1 /First 4 /Filter /FlateDecode /Length {} >>\nstream\n", bomb.len());
+        objects.push((6, [head.into_bytes(), bomb, b"\nendstream".to_vec()].concat()));
+        let err = extract(&raw_pdf(&objects, None), &PdfRequest::default(), &Cancel::new()).unwrap_err();
+        assert!(err.to_string().contains("decompression bomb"), "{err}");
+    }
+
+    #[test]
+    fn a_table_that_lists_one_object_many_times_is_rebuilt() {
+        let mut objects = page_objects(b"BT /F1 9 Tf (once) Tj ET");
+        objects.push((6, format!("[{}]", "0 ".repeat(10_000)).into_bytes()));
+        let good = raw_pdf(&objects, None);
+        let array_at = memchr::memmem::find(&good, b"6 0 obj").unwrap();
+        let mut entries: Vec<usize> = objects[..5]
+            .iter()
+            .map(|(n, _)| memchr::memmem::find(&good, format!("\n{n} 0 obj").as_bytes()).unwrap() + 1)
+            .collect();
+        entries.extend(std::iter::repeat_n(array_at, 500));
+        let pdf = raw_pdf(&objects, Some(entries));
+        assert!(repair::shared_offsets(&pdf));
+        assert_eq!(text_of(&pdf), vec!["once"]);
+    }
+
+    #[test]
+    fn a_form_starts_from_its_callers_text_state() {
+        let pdf = document(&[b"BT /F1 9 Tf 0 0 Td (Page) Tj ET /X1 Do"], |doc, pages| {
+            let form = Stream::new(
+                dictionary! { "Type" => "XObject", "Subtype" => "Form" },
+                b"BT 0 -12 Td (Inherited) Tj ET".to_vec(),
+            );
+            let form_id = doc.add_object(form);
+            if let Ok(Object::Dictionary(d)) = doc.get_object_mut(pages) {
+                if let Ok(Object::Reference(r)) = d.get(b"Resources") {
+                    let r = *r;
+                    if let Ok(Object::Dictionary(res)) = doc.get_object_mut(r) {
+                        res.set("XObject", dictionary! { "X1" => form_id });
+                    }
+                }
+            }
+        });
+        assert_eq!(text_of(&pdf), vec!["Page\nInherited"]);
     }
 
     #[test]

@@ -7,10 +7,10 @@ use memchr::memmem;
 /// The largest object number PDF allows (ISO 32000-1, Annex C).
 const MAX_OBJECT_NUMBER: u32 = 8_388_607;
 
-/// The file with a rebuilt table appended, or `None` when the scan finds no catalog.
-pub(crate) fn rebuild(bytes: &[u8]) -> Option<Vec<u8>> {
-    // Object number → (generation, offset); a later definition wins, as an update would.
-    let mut objects: std::collections::BTreeMap<u32, (u16, usize)> = std::collections::BTreeMap::new();
+/// Every `N G obj` header in the file: object number → (generation, offset). A later
+/// definition wins, as an update would.
+pub(crate) fn object_offsets(bytes: &[u8]) -> std::collections::BTreeMap<u32, (u16, usize)> {
+    let mut objects = std::collections::BTreeMap::new();
     for at in memmem::find_iter(bytes, b"obj") {
         if bytes.get(at + 3).is_some_and(|&b| !is_end(b)) {
             continue;
@@ -23,6 +23,12 @@ pub(crate) fn rebuild(bytes: &[u8]) -> Option<Vec<u8>> {
             }
         }
     }
+    objects
+}
+
+/// The file with a rebuilt table appended, or `None` when the scan finds no catalog.
+pub(crate) fn rebuild(bytes: &[u8]) -> Option<Vec<u8>> {
+    let objects = object_offsets(bytes);
     let root = root_of(bytes, &objects)?;
     let size = objects.keys().next_back().map_or(1, |&n| n + 1);
     let mut out = Vec::with_capacity(bytes.len() + 20 * size as usize + 256);
@@ -93,18 +99,39 @@ fn root_of(bytes: &[u8], objects: &std::collections::BTreeMap<u32, (u16, usize)>
             return Some((n, g));
         }
     }
-    let mut found = None;
-    for key in [&b"/Type/Catalog"[..], b"/Type /Catalog"] {
-        for at in memmem::find_iter(bytes, key) {
-            // The object that holds it: the one starting last before it.
-            if let Some((&n, &(g, _))) =
-                objects.iter().filter(|(_, &(_, off))| off < at).max_by_key(|(_, &(_, off))| off)
-            {
-                found = Some((n, g));
+    // The object that holds the last catalog: the one starting last before it.
+    let last = [&b"/Type/Catalog"[..], b"/Type /Catalog"].iter().filter_map(|key| memmem::rfind(bytes, key)).max()?;
+    let mut starts: Vec<(usize, u32, u16)> = objects.iter().map(|(&n, &(g, off))| (off, n, g)).collect();
+    starts.sort_unstable();
+    let before = starts.partition_point(|&(off, _, _)| off < last);
+    let &(_, n, g) = starts.get(before.checked_sub(1)?)?;
+    Some((n, g))
+}
+
+/// Whether a classic cross-reference table lists one offset for two objects. lopdf
+/// parses the object at that offset once per entry and keeps every copy until it is done,
+/// so a table that names one large object thousands of times exhausts memory; such a
+/// table is replaced by a rebuilt one.
+pub(crate) fn shared_offsets(bytes: &[u8]) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    for at in memmem::find_iter(bytes, b"xref") {
+        if at > 0 && bytes[at - 1].is_ascii_alphabetic() {
+            continue; // startxref
+        }
+        let body = &bytes[at + 4..];
+        let end = memmem::find(body, b"trailer").unwrap_or(body.len());
+        let mut words = body[..end].split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty());
+        while let (Some(_first), Some(count)) = (words.next(), words.next()) {
+            let Some(count) = std::str::from_utf8(count).ok().and_then(|c| c.parse::<usize>().ok()) else { break };
+            for _ in 0..count.min(end / 18 + 1) {
+                let (Some(offset), Some(_gen), Some(kind)) = (words.next(), words.next(), words.next()) else { break };
+                if kind == b"n" && offset.iter().any(|&d| d != b'0') && !seen.insert(offset) {
+                    return true;
+                }
             }
         }
     }
-    found
+    false
 }
 
 /// The text after the last `trailer` keyword.
@@ -159,6 +186,14 @@ mod tests {
         let body = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n2147483647 0 obj << >> endobj\n";
         let fixed = rebuild(body).unwrap();
         assert!(fixed.len() < body.len() + 200, "{}", fixed.len());
+    }
+
+    #[test]
+    fn one_offset_listed_twice_is_found() {
+        let table = b"xref\n0 3\n0000000000 65535 f \n0000000017 00000 n \n0000000017 00000 n \ntrailer";
+        assert!(shared_offsets(table));
+        let fine = b"xref\n0 3\n0000000000 65535 f \n0000000017 00000 n \n0000000081 00000 n \ntrailer\nstartxref\n9";
+        assert!(!shared_offsets(fine));
     }
 
     #[test]

@@ -113,7 +113,7 @@ pub(crate) fn page_text(
     budget: &mut Budget,
 ) -> Result<(), Fail> {
     let mut run = Run { doc, cache, sink, budget, forms: Vec::new() };
-    run.content(contents, resources, IDENTITY)?;
+    run.content(contents, resources, State::new(IDENTITY))?;
     let annots = match page.get(b"Annots").map(|a| resolve(doc, a)) {
         Ok(Object::Array(list)) => list.as_slice(),
         _ => &[],
@@ -147,7 +147,7 @@ pub(crate) fn page_text(
         let rect = numbers(doc, annot.get(b"Rect").ok());
         let placed = (rect.len() == 4)
             .then(|| to_rect(&form_matrix(doc, stream), &numbers(doc, stream.dict.get(b"BBox").ok()), &rect));
-        run.form_stream(stream, None, placed.unwrap_or(IDENTITY))?;
+        run.form_stream(stream, None, State::new(placed.unwrap_or(IDENTITY)))?;
     }
     Ok(())
 }
@@ -254,12 +254,13 @@ fn num(op: Option<&Operand<'_>>) -> f64 {
 }
 
 impl<'d> Run<'d, '_, '_> {
-    fn content(&mut self, data: &[u8], resources: Option<&'d Dictionary>, ctm: Matrix) -> Result<(), Fail> {
+    /// Runs content from graphics state `gs` (a form starts from its caller's).
+    fn content(&mut self, data: &[u8], resources: Option<&'d Dictionary>, gs: State) -> Result<(), Fail> {
         let mut lx = Lexer::new(data);
         let mut ops: Vec<Operand<'_>> = Vec::new();
         let mut arrays: Vec<Vec<Operand<'_>>> = Vec::new();
         let mut dict_depth = 0usize;
-        let mut gs = State::new(ctm);
+        let mut gs = gs;
         let mut saved: Vec<State> = Vec::new();
         let mut tm = IDENTITY;
         let mut tlm = IDENTITY;
@@ -388,14 +389,14 @@ impl<'d> Run<'d, '_, '_> {
             }
             b"Tj" => {
                 if let Some(Operand::Str(s)) = ops.last() {
-                    self.show(s, gs, tm);
+                    self.show(s, gs, tm)?;
                 }
             }
             b"'" => {
                 *tlm = Matrix::translate(0.0, -gs.leading).then(tlm);
                 *tm = *tlm;
                 if let Some(Operand::Str(s)) = ops.last() {
-                    self.show(s, gs, tm);
+                    self.show(s, gs, tm)?;
                 }
             }
             b"\"" => {
@@ -406,14 +407,14 @@ impl<'d> Run<'d, '_, '_> {
                 *tlm = Matrix::translate(0.0, -gs.leading).then(tlm);
                 *tm = *tlm;
                 if let Some(Operand::Str(s)) = ops.last() {
-                    self.show(s, gs, tm);
+                    self.show(s, gs, tm)?;
                 }
             }
             b"TJ" => {
                 if let Some(Operand::Array(items)) = ops.last() {
                     for item in items {
                         match item {
-                            Operand::Str(s) => self.show(s, gs, tm),
+                            Operand::Str(s) => self.show(s, gs, tm)?,
                             Operand::Num(adj) if adj.is_finite() => {
                                 let font_v = gs.font.as_ref().is_some_and(|f| f.vertical);
                                 let shift = -adj / 1000.0 * gs.size;
@@ -430,7 +431,7 @@ impl<'d> Run<'d, '_, '_> {
             }
             b"Do" => {
                 if let Some(Operand::Name(name)) = ops.last() {
-                    self.form(resources, name, gs.ctm)?;
+                    self.form(resources, name, gs)?;
                 }
             }
             _ => {}
@@ -456,7 +457,7 @@ impl<'d> Run<'d, '_, '_> {
         font
     }
 
-    fn form(&mut self, resources: Option<&'d Dictionary>, name: &[u8], ctm: Matrix) -> Result<(), Fail> {
+    fn form(&mut self, resources: Option<&'d Dictionary>, name: &[u8], gs: &State) -> Result<(), Fail> {
         let Some(Object::Stream(stream)) = self.resource(resources, b"XObject", name) else {
             return Ok(());
         };
@@ -465,16 +466,18 @@ impl<'d> Run<'d, '_, '_> {
         if !is_form {
             return Ok(());
         }
-        self.form_stream(stream, resources, form_matrix(self.doc, stream).then(&ctm))
+        let mut inner = gs.clone();
+        inner.ctm = form_matrix(self.doc, stream).then(&gs.ctm);
+        self.form_stream(stream, resources, inner)
     }
 
-    /// Runs a form's content with `ctm` (its own matrix already applied), in its own
-    /// resources or else `resources`.
+    /// Runs a form's content from state `gs` (its CTM with the form's own matrix applied),
+    /// in its own resources or else `resources`.
     fn form_stream(
         &mut self,
         stream: &'d lopdf::Stream,
         resources: Option<&'d Dictionary>,
-        ctm: Matrix,
+        gs: State,
     ) -> Result<(), Fail> {
         let key = stream as *const lopdf::Stream as usize;
         if self.forms.len() >= MAX_FORM_DEPTH || self.forms.contains(&key) {
@@ -490,15 +493,16 @@ impl<'d> Run<'d, '_, '_> {
         };
         let inner = stream.dict.get(b"Resources").ok().and_then(|r| resolve_dict(self.doc, r)).or(resources);
         self.forms.push(key);
-        let result = self.content(&data, inner, ctm);
+        let result = self.content(&data, inner, gs);
         self.forms.pop();
         result
     }
 
-    fn show(&mut self, bytes: &[u8], gs: &State, tm: &mut Matrix) {
+    fn show(&mut self, bytes: &[u8], gs: &State, tm: &mut Matrix) -> Result<(), Fail> {
         let Some(font) = gs.font.clone() else {
-            return;
+            return Ok(());
         };
+        let mut stopped = Ok(());
         let m = tm.then(&gs.ctm);
         let fs = gs.size;
         let th = gs.h_scale;
@@ -515,6 +519,14 @@ impl<'d> Run<'d, '_, '_> {
         let dir = if len > 1e-12 { (dir.0 / len, dir.1 / len) } else { (1.0, 0.0) };
         let mut offset = 0.0;
         font.space.each(bytes, |code, code_len| {
+            // A long string in a font with many code ranges is real work: count every glyph.
+            if stopped.is_err() {
+                return false;
+            }
+            if let Err(fail) = self.budget.tick() {
+                stopped = Err(fail);
+                return false;
+            }
             let w = font.width(code, code_len) * font.scale * fs;
             let space = if code_len == 1 && code == 32 { gs.word_spacing } else { 0.0 };
             let (origin, end, advance) = if font.vertical {
@@ -534,12 +546,14 @@ impl<'d> Run<'d, '_, '_> {
                 }
             }
             offset += advance;
+            true
         });
         *tm = if font.vertical {
             Matrix::translate(0.0, -offset).then(tm)
         } else {
             Matrix::translate(offset, 0.0).then(tm)
         };
+        stopped
     }
 }
 
