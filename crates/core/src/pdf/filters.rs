@@ -271,6 +271,7 @@ pub(crate) fn check_unpacked_streams(bytes: &[u8], budget: &mut Budget) -> Resul
         if !objstm && !xref {
             continue;
         }
+        check_predictor_row(&dict)?;
         let mut start = at + 6;
         if bytes.get(start) == Some(&b'\r') {
             start += 1;
@@ -416,6 +417,27 @@ fn check_xref_fields(dict: &[u8], decoded: u64) -> Result<(), Fail> {
     Ok(())
 }
 
+/// The number after `key` in `dict` (a whole name: `/Colors`, not `/ColorSpace`).
+fn number_after(dict: &[u8], key: &[u8]) -> Option<i64> {
+    let at = memchr::memmem::find_iter(dict, key)
+        .find(|&a| dict.get(a + key.len()).is_none_or(|&b| !b.is_ascii_alphanumeric()))?;
+    let rest = std::str::from_utf8(&dict[at + key.len()..dict.len().min(at + key.len() + 24)]).ok()?;
+    rest.split(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>').find(|w| !w.is_empty())?.parse().ok()
+}
+
+/// lopdf allocates a predictor's row as `/Columns` × `/Colors` × `/BitsPerComponent`
+/// say, zero-filled: a row over the stream limit is refused before it can.
+fn check_predictor_row(dict: &[u8]) -> Result<(), Fail> {
+    let columns = number_after(dict, b"/Columns").unwrap_or(1);
+    let colors = number_after(dict, b"/Colors").unwrap_or(1);
+    let bits = number_after(dict, b"/BitsPerComponent").unwrap_or(8);
+    let row = i128::from(columns) * i128::from(colors) * i128::from(bits) / 8;
+    if !(0..=i128::from(STREAM_LIMIT)).contains(&row) {
+        return Err(Fail::Invalid(format!("a stream's predictor rows are {row} bytes long")));
+    }
+    Ok(())
+}
+
 /// The object number of a `/Length N G R`, when the length is a reference.
 fn indirect_length(dict: &[u8]) -> Option<u32> {
     let at = memchr::memmem::rfind(dict, b"/Length")?;
@@ -487,6 +509,14 @@ mod tests {
         assert!(check_xref_fields(b"1 0 obj << /W [1 2 1] /Index [0 4000000000] >>", 12).is_err());
         assert!(check_xref_fields(b"1 0 obj << /W [1 2 1] /Size 4000000 >>", 12).is_err());
         assert!(check_xref_fields(b"1 0 obj << /Width 12 /Size 3 >>", 12).is_ok());
+    }
+
+    #[test]
+    fn predictor_rows_are_bounded() {
+        assert!(check_predictor_row(b"/DecodeParms << /Predictor 12 /Columns 5 >>").is_ok());
+        assert!(check_predictor_row(b"/DecodeParms << /Predictor 12 /Columns 99999999999 /Colors 4 >>").is_err());
+        assert!(check_predictor_row(b"/DecodeParms << /Columns -3 >>").is_err());
+        assert_eq!(number_after(b"/ColorSpace /DeviceRGB /Colors 3", b"/Colors"), Some(3));
     }
 
     #[test]

@@ -589,6 +589,16 @@ mod tests {
     }
 
     #[test]
+    fn an_object_stream_with_a_huge_predictor_row_is_refused() {
+        let mut objects = page_objects(b"BT /F1 9 Tf (x) Tj ET");
+        let data = b"x\x9c\x03\x00\x00\x00\x00\x01";
+        let head = b"<< /Type /ObjStm /N 1 /First 4 /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 99999999999 >> /Length 8 >>\nstream\n";
+        objects.push((6, [head.to_vec(), data.to_vec(), b"\nendstream".to_vec()].concat()));
+        let err = extract(&raw_pdf(&objects, None), &PdfRequest::default(), &Cancel::new()).unwrap_err();
+        assert!(err.to_string().contains("predictor rows"), "{err}");
+    }
+
+    #[test]
     fn a_table_that_lists_one_object_many_times_is_rebuilt() {
         let mut objects = page_objects(b"BT /F1 9 Tf (once) Tj ET");
         objects.push((6, format!("[{}]", "0 ".repeat(10_000)).into_bytes()));
