@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { png, put, removeTempDirs, tempDir } from './helpers.js'
+import { textPdf } from './pdf-make.js'
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const cli = path.join(repo, 'dist', 'cli.js')
@@ -33,6 +34,7 @@ beforeAll(() => {
   put(ws, 'five.txt', 'line 1\nline 2\nline 3\nline 4\nline 5\n')
   put(ws, 'sub/deep.txt', 'deep\n')
   put(ws, 'pic.png', png(4, 3))
+  fs.writeFileSync(path.join(ws, 'two.pdf'), textPdf([['First page words'], ['Second page words']]))
 })
 
 afterAll(removeTempDirs)
@@ -206,6 +208,27 @@ describe('fsgate definitions', () => {
     expect(r.code).not.toBe(0)
     expect(r.stderr).toContain('gpt')
     expect(r.stderr).not.toMatch(/^\s+at /m)
+  })
+})
+
+describe('fsgate pdf and read --pages', () => {
+  it('pdf prints every page with its marker; --max-chars cuts', () => {
+    const r = run(['pdf', 'two.pdf'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('--- Page 1 of 2 ---\nFirst page words\n\n--- Page 2 of 2 ---\nSecond page words\n')
+    const cut = run(['pdf', 'two.pdf', '--max-chars', '20'])
+    expect(cut.code).toBe(0)
+    expect(cut.stdout).toContain('[… truncated: showing 20 of')
+  })
+
+  it('read --pages picks pages; pdf of a text file exits 1 with INVALID_PDF', () => {
+    const r = run(['read', 'two.pdf', '--pages', '2'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('--- Page 2 of 2 ---\nSecond page words\n')
+    const bad = run(['pdf', 'five.txt'])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('INVALID_PDF')
+    expect(run(['pdf', 'two.pdf', '--max-chars', 'x']).code).toBe(2)
   })
 })
 

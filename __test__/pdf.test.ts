@@ -611,6 +611,13 @@ describe('pdf_read: output format', () => {
     expect(r.data).toMatchObject({ warning: NO_TEXT, pageCount: 2 })
   })
 
+  it('session.pdf is the typed form: it returns the output and throws the error classes', async () => {
+    const session = ws.toolkit.createSession()
+    const out = await session.pdf({ path: save('two-pages') })
+    expect(out.data?.pageCount).toBe(2)
+    await expect(session.pdf({ path: 'missing.pdf' })).rejects.toMatchObject({ code: 'NOT_FOUND' })
+  })
+
   it('is listed in the revka dialect, with path and max_chars', () => {
     const defs = ws.toolkit.definitions({ dialect: 'revka', format: 'mcp' }) as Array<{ name: string; inputSchema: Record<string, unknown> }>
     const def = defs.find((d) => d.name === 'pdf_read')

@@ -293,8 +293,12 @@ pub(crate) fn check_unpacked_streams(bytes: &[u8], budget: &mut Budget) -> Resul
     Ok(())
 }
 
-/// A dictionary's bytes with `#xx` escapes in names resolved (`/Obj#53tm` is `/ObjStm`).
-fn unescape_names(dict: &[u8]) -> Vec<u8> {
+/// A dictionary's bytes with `#xx` escapes in names resolved (`/Obj#53tm` is `/ObjStm`);
+/// borrowed when there is none, as in nearly every file.
+fn unescape_names(dict: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    if memchr::memchr(b'#', dict).is_none() {
+        return std::borrow::Cow::Borrowed(dict);
+    }
     let mut out = Vec::with_capacity(dict.len());
     let mut i = 0;
     while i < dict.len() {
@@ -310,7 +314,7 @@ fn unescape_names(dict: &[u8]) -> Vec<u8> {
         out.push(dict[i]);
         i += 1;
     }
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 fn hex_digit(b: u8) -> Option<u8> {

@@ -635,6 +635,33 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_without_a_length_is_read_up_to_endstream() {
+        let mut objects = page_objects(b"");
+        objects[4].1 = b"<< >>\nstream\nBT /F1 9 Tf (No length) Tj ET\nendstream".to_vec();
+        assert_eq!(text_of(&raw_pdf(&objects, None)), vec!["No length"]);
+    }
+
+    #[test]
+    fn form_fields_without_appearances_show_values_and_visible_options() {
+        let mut objects = page_objects(b"BT /F1 9 Tf 0 100 Td (Form) Tj ET");
+        objects[2].1 = b"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R /Annots [6 0 R 7 0 R 8 0 R 9 0 R] >>".to_vec();
+        objects.push((6, b"<< /Type /Annot /Subtype /Widget /FT /Tx /V (typed value) /Rect [0 0 10 10] >>".to_vec()));
+        objects.push((
+            7,
+            b"<< /Type /Annot /Subtype /Widget /FT /Ch /TI 1 /Opt [(hidden) [(b) (Shown)] (Last)] /Rect [0 0 10 10] >>"
+                .to_vec(),
+        ));
+        // Hidden annotations (flag 2) are not drawn.
+        objects.push((8, b"<< /Type /Annot /Subtype /Widget /F 2 /FT /Tx /V (secret) /Rect [0 0 10 10] >>".to_vec()));
+        // An appearance stream is run like a form, in its own resources, placed on /Rect.
+        let ap = b"BT /F1 9 Tf 2 2 Td (Stamped) Tj ET";
+        let head = format!("<< /Type /XObject /Subtype /Form /BBox [0 0 50 20] /Resources << /Font << /F1 4 0 R >> >> /Length {} >>\nstream\n", ap.len());
+        objects.push((9, b"<< /Type /Annot /Subtype /Stamp /Rect [0 -200 50 -180] /AP << /N 10 0 R >> >>".to_vec()));
+        objects.push((10, [head.into_bytes(), ap.to_vec(), b"\nendstream".to_vec()].concat()));
+        assert_eq!(text_of(&raw_pdf(&objects, None)), vec!["Form\ntyped value\nShown\nLast\nStamped"]);
+    }
+
+    #[test]
     fn not_a_pdf() {
         let err = extract(b"hello", &PdfRequest::default(), &Cancel::new()).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Pdf);

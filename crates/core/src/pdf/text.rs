@@ -734,6 +734,20 @@ mod tests {
     }
 
     #[test]
+    fn a_font_change_breaks_a_word_at_a_smaller_gap() {
+        let mut s = Sink::default();
+        s.glyph(&at(0.0, 0.0, 5.0), "X");
+        s.glyph(&at(5.5, 0.0, 5.0), ",");
+        let other = Placed { font: 1, ..at(11.0, 0.0, 5.0) };
+        s.glyph(&other, "Y");
+        let touching = Placed { font: 0, ..at(16.0, 0.0, 5.0) };
+        s.glyph(&touching, "z");
+        // 0.5 is under a tenth of the size in one font, over 0.02 of it across a change;
+        // a change with no gap joins.
+        assert_eq!(s.take_page(), "X, Yz");
+    }
+
+    #[test]
     fn matrices_compose_in_pdf_order() {
         let scale = Matrix([2.0, 0.0, 0.0, 2.0, 0.0, 0.0]);
         let shift = Matrix::translate(10.0, 5.0);
