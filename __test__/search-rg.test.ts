@@ -513,7 +513,7 @@ function makeTree(variant: Variant): Tree {
   return {
     dir,
     outside,
-    revka: createToolkit({ workspace: dir, preset: 'revka', limits: WIDE }).createSession(),
+    revka: createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null }, limits: WIDE }).createSession(),
     claude: createToolkit({ workspace: dir, preset: 'claude-code', limits: WIDE }).createSession(),
   }
 }
@@ -788,7 +788,7 @@ describe.skipIf(!HAS_RG)(`fsgate search = ripgrep ${HAS_RG ? '' : '(skipped: rg 
         it('limits.globResults keeps the first paths and counts the rest', async () => {
           const want = expectedGlob(tree.dir, '**/*', {})
           expect(want.length).toBeGreaterThan(5)
-          const small = createToolkit({ workspace: tree.dir, preset: 'revka', limits: { globResults: 5 } }).createSession()
+          const small = createToolkit({ workspace: tree.dir, preset: 'revka', policy: { actionsPerHour: null }, limits: { globResults: 5 } }).createSession()
           const r = await small.call('glob_search', { pattern: '**/*' })
           expect(ok(r)).toBe(
             [...want.slice(0, 5), `(Showing the first 5 files of ${want.length}. Use a more specific pattern or path to see the rest.)`].join('\n'),
@@ -800,7 +800,7 @@ describe.skipIf(!HAS_RG)(`fsgate search = ripgrep ${HAS_RG ? '' : '(skipped: rg 
       describe('where rg is run from, and paths through symlinks', () => {
         it('a workspace inside the tree reads the ignore files of the folders above it, as rg does', async () => {
           const logs = path.join(tree.dir, 'logs')
-          const session = createToolkit({ workspace: logs, preset: 'revka', limits: WIDE }).createSession()
+          const session = createToolkit({ workspace: logs, preset: 'revka', policy: { actionsPerHour: null }, limits: WIDE }).createSession()
           for (const walk of GLOB_WALKS.map(([, w]) => w)) {
             const input: Search = { pattern: 'needle', output_mode: 'files_with_matches', ...walk }
             const want = expectedSearch(logs, input)
@@ -952,7 +952,7 @@ describe.skipIf(!HAS_RG)(`fsgate search = ripgrep ${HAS_RG ? '' : '(skipped: rg 
       put(dir, 'sub/.svn/entries', 'needle in .svn\n')
       put(dir, 'deep/er/.hg/store', 'needle in .hg\n')
       put(dir, 'sub/.github/ci.yml', 'needle in .github\n')
-      session = createToolkit({ workspace: dir, preset: 'revka' }).createSession()
+      session = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
     })
 
     it('.git, .svn and .hg folders at any depth are left out; .github is not', async () => {
@@ -970,7 +970,7 @@ describe.skipIf(!HAS_RG)(`fsgate search = ripgrep ${HAS_RG ? '' : '(skipped: rg 
       const input: Search = { pattern: 'needle', include_hidden: true }
       const want = expectedSearch(wt, input)
       expect(want.files).toEqual(['a.txt'])
-      const s = createToolkit({ workspace: wt, preset: 'revka' }).createSession()
+      const s = createToolkit({ workspace: wt, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
       expectLikeRg(await s.call('content_search', input), want)
     })
   })
@@ -991,7 +991,7 @@ describe.skipIf(!HAS_RG)(`fsgate search = ripgrep ${HAS_RG ? '' : '(skipped: rg 
       const want = RG_MAJOR >= 14 ? cli : cli.filter((f) => f !== 'nested/debug.log')
       if (RG_MAJOR < 14) expect(cli).toContain('nested/debug.log')
       expect(want).toEqual(['nested/kept.txt'])
-      const session = createToolkit({ workspace: dir, preset: 'revka' }).createSession()
+      const session = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
       expect((await session.call('content_search', { pattern: 'needle', output_mode: 'files_with_matches' })).data?.files).toEqual(want)
       // The nested .git is never searched, even with hidden files.
       const hidden = linesOf(rg(dir, [...RG_SEARCH, ...walkFlags({ include_hidden: true }), '-l', 'needle'])).filter((f) => RG_MAJOR >= 14 || f !== 'nested/debug.log')
@@ -1005,7 +1005,7 @@ describe.skipIf(!HAS_RG)(`fsgate search = ripgrep ${HAS_RG ? '' : '(skipped: rg 
     it('fsgate drops all its matches; rg prints the ones before the NUL', async () => {
       const dir = tempDir('fsgate-rg-late-nul-')
       put(dir, 'late.txt', Buffer.concat([Buffer.from('needle early\n'), Buffer.alloc(100 * 1024, 'a\n'), Buffer.from('\0needle late\n')]))
-      const r = await createToolkit({ workspace: dir, preset: 'revka' }).createSession().call('content_search', { pattern: 'needle' })
+      const r = await createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession().call('content_search', { pattern: 'needle' })
       expect(ok(r)).toBe('No matches found for needle. (1 binary file skipped)')
       expect(r.data?.binaryFiles).toBe(1)
       expect(linesOf(rg(dir, [...RG_SEARCH, 'needle']))[0]).toBe('late.txt:1:needle early')
@@ -1026,7 +1026,7 @@ describe.skipIf(!HAS_RG)(`fsgate search = ripgrep ${HAS_RG ? '' : '(skipped: rg 
     describe.skipIf(!fs.existsSync(dir))(`node_modules/${pkg}${walk.include_ignored ? ', ignored files included' : ''}`, () => {
       let session: Session
       beforeAll(() => {
-        session = createToolkit({ workspace: dir, preset: 'revka', limits: WIDE }).createSession()
+        session = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null }, limits: WIDE }).createSession()
       })
       const cases: Case[] = [
         { name: '\\w+(Visitor|Issue)\\b', input: { pattern: '\\w+(Visitor|Issue)\\b' } },
@@ -1051,7 +1051,7 @@ describe.skipIf(!HAS_RG)(`fsgate search = ripgrep ${HAS_RG ? '' : '(skipped: rg 
         const input = { pattern: '[a-z]{3}', ...walk }
         const want = expectedSearch(dir, input, { limit: 1000 })
         expect(want.truncated).toBe(true)
-        const defaults = createToolkit({ workspace: dir, preset: 'revka' }).createSession()
+        const defaults = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
         expectLikeRg(await defaults.call('content_search', input), want)
       })
       it('without ignored files, the parent .gitignore leaves out the same files for both', async () => {

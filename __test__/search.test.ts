@@ -32,7 +32,7 @@ beforeAll(() => {
   // Distinct mtimes, oldest first, for Glob's newest-first order.
   const t = Date.now() / 1000
   for (const [i, f] of ['src/main.rs', 'src/config.rs', 'src/ui/view.ts', 'src/ui/view.test.ts'].entries()) fs.utimesSync(path.join(dir, f), t - 100 + i, t - 100 + i)
-  revka = createToolkit({ workspace: dir, preset: 'revka' }).createSession()
+  revka = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
   claude = createToolkit({ workspace: dir, preset: 'claude-code' }).createSession()
 })
 
@@ -68,7 +68,7 @@ describe('glob_search (revka)', () => {
   })
 
   it('caps results at limits.globResults and says how many there are', async () => {
-    const s = createToolkit({ workspace: dir, preset: 'revka', limits: { globResults: 2 } }).createSession()
+    const s = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null }, limits: { globResults: 2 } }).createSession()
     const r = await s.call('glob_search', { pattern: '**/*' })
     const lines = ok(r).split('\n')
     expect(lines.slice(0, 2)).toEqual(['bin/data.bin', 'docs/guide.md'])
@@ -94,7 +94,7 @@ describe('glob_search (revka)', () => {
   it('searches an allowedPaths root, shown with absolute paths', async () => {
     const extra = tempDir('fsgate-search-extra-')
     put(extra, 'lib/x.rs', 'fn x() {}\n')
-    const s = createToolkit({ workspace: dir, preset: 'revka', policy: { allowedPaths: [extra] } }).createSession()
+    const s = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null, allowedPaths: [extra] } }).createSession()
     expect(ok(await s.call('glob_search', { pattern: '*.rs', path: extra }))).toBe(path.join(extra, 'lib/x.rs'))
   })
 })
@@ -201,7 +201,7 @@ describe('content_search (revka)', () => {
   it('a report stops at limits.searchOutputBytes, before a match, and says so', async () => {
     const many = tempDir('fsgate-search-budget-')
     put(many, 'a.txt', Array.from({ length: 500 }, (_, i) => `hit ${i} ${'w'.repeat(60)}`).join('\n'))
-    const s = createToolkit({ workspace: many, preset: 'revka', limits: { searchOutputBytes: 4096 } }).createSession()
+    const s = createToolkit({ workspace: many, preset: 'revka', policy: { actionsPerHour: null }, limits: { searchOutputBytes: 4096 } }).createSession()
     const r = await s.call('content_search', { pattern: 'hit' })
     const lines = ok(r).split('\n')
     const hits = lines.filter((l) => l.startsWith('a.txt:'))
@@ -263,7 +263,7 @@ describe('a large search', () => {
   })
 
   it('leaves the JS thread free while it runs', async () => {
-    const s = createToolkit({ workspace: big, preset: 'revka' }).createSession()
+    const s = createToolkit({ workspace: big, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
     let ticks = 0
     let worst = 0
     let last = performance.now()
@@ -282,7 +282,7 @@ describe('a large search', () => {
   })
 
   it('stops, walk and all, when its AbortSignal fires; the next search runs whole', async () => {
-    const s = createToolkit({ workspace: big, preset: 'revka' }).createSession()
+    const s = createToolkit({ workspace: big, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
     const controller = new AbortController()
     const pending = s.call('content_search', { pattern: 'needle \\d+-\\d+', output_mode: 'count' }, { signal: controller.signal })
     setTimeout(() => controller.abort(), 2)

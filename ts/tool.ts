@@ -15,6 +15,10 @@ import type { ReadLedger } from './contract/ledger.js'
 import type { PathLocks } from './contract/locks.js'
 import type { ConsentGate, PermissionHandler } from './policy/consent.js'
 import type { native } from './native.js'
+import type { ProcessRegistry } from './process/run.js'
+import type { SandboxKind } from './process/sandbox.js'
+import type { ApprovalGrants } from './policy/approval.js'
+import { chargeBudget, checkAutonomyAndOtp, type GateContext, type StopSwitch } from './policy/gate.js'
 
 /** Everything a tool's `run` may use; built by the session for each call. */
 export interface ToolContext {
@@ -39,6 +43,52 @@ export interface ToolContext {
   /** The name the model called the tool by. */
   calledAs: string
   dialect: Dialect
+  /** The checks at dispatch: autonomy, OTP, the budget. */
+  gate: GateContext
+  /** The toolkit's emergency stop. */
+  stop: StopSwitch
+  /** The toolkit's running child processes (shell, git), which an emergency stop kills. */
+  processes: ProcessRegistry
+  /** Names copied from the host's environment into a child's, beyond the safe ones (SPEC §3.8). */
+  envPassthrough: readonly string[]
+  /** The host's approval UI for risky commands (SPEC §3.8). */
+  onApproval?: ApprovalHandler
+  /** The session's one-time approvals of exact commands (guarded preset without onApproval). */
+  approvals: ApprovalGrants
+  /** Executables shell never runs (policy.deniedCommands). */
+  deniedCommands: readonly string[]
+  sandbox: SandboxKind
+  /** Where bwrap is, when installed. */
+  bwrapPath: string | null
+}
+
+/** A risky command waiting for the host's approval. */
+export interface ApprovalRequest {
+  sessionId: string
+  /** The tool name the model called. */
+  tool: string
+  /** The exact command. */
+  command: string
+  risk: 'medium' | 'high'
+  /** Why it is rated so, for the user. */
+  reason: string
+}
+
+export type ApprovalHandler = (request: ApprovalRequest) => Promise<boolean> | boolean
+
+/**
+ * What a call would do, decided from its input before it runs, for the checks every
+ * call passes at dispatch (SPEC §5.4): autonomy, OTP gating and the action budget.
+ */
+export interface CallEffect {
+  /** Whether it changes anything (files, the repository, processes): counted by the budget. */
+  sideEffect: boolean
+  /** Whether read_only autonomy refuses it. */
+  write: boolean
+  /** Names beyond the tool's own that policy.otp.actions may list, e.g. 'shell:high', 'git:write'. */
+  labels?: string[]
+  /** The AUTONOMY message, when the tool has its own wording. */
+  readOnlyMessage?: string
 }
 
 export interface DialectForm<C> {
@@ -56,6 +106,13 @@ export interface ToolSpec<C> {
   /** The canonical (revka) name. */
   name: string
   dialects: Partial<Record<Dialect, DialectForm<C>>>
+  /** What the call would do (default: nothing, a read). */
+  effect?: (input: C, ctx: ToolContext) => CallEffect
+  /**
+   * The tool's own admission, after autonomy and OTP and before the budget is charged:
+   * shell's allow/deny lists and approval. Throws to refuse.
+   */
+  admit?: (input: C, ctx: ToolContext) => Promise<void>
   run: (input: C, ctx: ToolContext) => Promise<ToolOutput>
 }
 
@@ -74,12 +131,27 @@ export function defineTool<C>(spec: ToolSpec<C>): Tool<C> {
   const tool: Tool<C> = {
     ...spec,
     names,
+    // The one dispatch point (SPEC §5.4): stop → schema → autonomy → OTP → the tool's
+    // own admission → budget → run.
     async invoke(input, ctx) {
+      ctx.stop.check()
       const form = spec.dialects[ctx.dialect]
       if (!form) throw new InvalidInputError('INVALID_INPUT', `Tool ${ctx.calledAs} has no ${ctx.dialect} form.`)
-      const parsed = form.schema.safeParse(input)
-      if (!parsed.success) throw schemaError(ctx.calledAs, input, parsed.error)
-      return spec.run(form.toCanonical(parsed.data as Record<string, unknown>), ctx)
+      const { otp, rest } = ctx.gate.otp ? takeOtp(input) : { otp: undefined, rest: input }
+      const parsed = form.schema.safeParse(rest)
+      if (!parsed.success) throw schemaError(ctx.calledAs, rest, parsed.error)
+      const canonical = form.toCanonical(parsed.data as Record<string, unknown>)
+      const facts = { tool: spec.name, calledAs: ctx.calledAs, effect: spec.effect?.(canonical, ctx) ?? READ_ONLY, otp }
+      checkAutonomyAndOtp(ctx.gate, facts)
+      await spec.admit?.(canonical, ctx)
+      chargeBudget(ctx.gate, facts)
+      try {
+        return await spec.run(canonical, ctx)
+      } catch (err) {
+        // A call the emergency stop cut short says so, not merely that it was aborted.
+        if (err instanceof FsgateError && err.code === 'ABORTED') ctx.stop.check()
+        throw err
+      }
     },
     async call(input, ctx) {
       try {
@@ -91,6 +163,16 @@ export function defineTool<C>(spec: ToolSpec<C>): Tool<C> {
     },
   }
   return tool
+}
+
+/** The effect of a tool that declares none: it only looks. */
+const READ_ONLY: CallEffect = { sideEffect: false, write: false }
+
+/** Takes the `otp` field out of a call's input (it is the gate's, not the tool's). */
+function takeOtp(input: unknown): { otp: string | undefined; rest: unknown } {
+  if (typeof input !== 'object' || input === null || Array.isArray(input) || !Object.hasOwn(input, 'otp')) return { otp: undefined, rest: input }
+  const { otp, ...rest } = input as Record<string, unknown>
+  return { otp: typeof otp === 'number' ? String(otp) : typeof otp === 'string' ? otp.trim() : '', rest }
 }
 
 /** Turns anything thrown into a ToolResult; unknown failures become INTERNAL. */

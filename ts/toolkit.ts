@@ -15,11 +15,18 @@ import { definitionsFor, type DefinitionFormat, type ToolDefinition } from './de
 import { FsgateError, InvalidInputError, NotFoundError, StaleFileError } from './errors.js'
 import { resolveLimits, type Limits } from './limits.js'
 import { callNative, completer, native, type NativeTarget, type NativeWriteResult } from './native.js'
+import { ApprovalGrants } from './policy/approval.js'
+import { ActionBudget } from './policy/budget.js'
 import { ConsentGate, type PermissionHandler } from './policy/consent.js'
+import { isEnvName } from './policy/env.js'
+import { StopSwitch } from './policy/gate.js'
+import { OtpGate, type OtpOptions } from './policy/otp.js'
+import { ProcessRegistry } from './process/run.js'
+import { findExecutable, type SandboxKind } from './process/sandbox.js'
 import { resolvePath } from './policy/paths.js'
 import { isPresetName, PRESETS, type Autonomy, type Dialect, type OutsideWorkspace, type Preset, type PresetName } from './policy/presets.js'
 import type { ToolOutput, ToolResult } from './result.js'
-import { errorResult, type Tool, type ToolContext } from './tool.js'
+import { errorResult, type ApprovalHandler, type Tool, type ToolContext } from './tool.js'
 import type { EditInput } from './tools/edit.js'
 import type { GlobInput } from './tools/glob.js'
 import type { ContentSearchInput } from './tools/grep.js'
@@ -40,6 +47,18 @@ export interface PolicyOptions {
   consentGate?: boolean
   /** 'deny' or 'working-copy' for writes outside the workspace (SPEC §5.2); the preset decides when absent. */
   outsideWorkspace?: OutsideWorkspace
+  /** Side-effecting actions per session per sliding hour (null: no budget); the preset decides when absent. */
+  actionsPerHour?: number | null
+  /** Actions that need a current TOTP code passed as `otp` (SPEC §5.4). */
+  otp?: OtpOptions
+  /** Environment variable names shell and git children get beyond the safe ones (SPEC §3.8). */
+  shellEnvPassthrough?: string[]
+  /** Executables shell may run (null: any); the preset decides when absent. */
+  allowedCommands?: string[] | null
+  /** Executables shell never runs. */
+  deniedCommands?: string[]
+  /** 'none' (default) or 'bwrap': read-only root, writable workspace, no network. */
+  sandbox?: SandboxKind
 }
 
 export interface ToolkitOptions {
@@ -55,6 +74,8 @@ export interface ToolkitOptions {
   dedup?: boolean
   /** A host UI for the consent gate: return true to grant the request's unit for the session. */
   onPermissionRequest?: PermissionHandler
+  /** A host UI for risky commands in supervised autonomy: return true to run the command once (SPEC §3.8). */
+  onApproval?: ApprovalHandler
 }
 
 export interface SessionOptions {
@@ -94,6 +115,20 @@ export class Toolkit {
   readonly home: string
   /** @internal */
   readonly options: Readonly<ToolkitOptions>
+  /** The emergency stop every session checks. @internal */
+  readonly stopSwitch = new StopSwitch()
+  /** Shell and git children running now. @internal */
+  readonly processes = new ProcessRegistry()
+  /** @internal */
+  readonly otp: OtpGate | null
+  /** @internal */
+  readonly envPassthrough: readonly string[]
+  /** @internal */
+  readonly deniedCommands: readonly string[]
+  /** @internal */
+  readonly sandbox: SandboxKind
+  /** @internal */
+  readonly bwrapPath: string | null
   private readonly byName = new Map<string, { tool: Tool<never>; dialect: Dialect }>()
 
   constructor(options: ToolkitOptions) {
@@ -106,8 +141,10 @@ export class Toolkit {
     if (options.countTokens !== undefined && typeof options.countTokens !== 'function') {
       throw new TypeError('fsgate: countTokens must be a function (text) => number | Promise<number>')
     }
-    if (options.onPermissionRequest !== undefined && typeof options.onPermissionRequest !== 'function') {
-      throw new TypeError('fsgate: onPermissionRequest must be a function (request) => boolean | Promise<boolean>')
+    for (const key of ['onPermissionRequest', 'onApproval'] as const) {
+      if (options[key] !== undefined && typeof options[key] !== 'function') {
+        throw new TypeError(`fsgate: ${key} must be a function (request) => boolean | Promise<boolean>`)
+      }
     }
     this.workspace = realDir(options.workspace, 'workspace')
     this.presetName = preset
@@ -117,7 +154,32 @@ export class Toolkit {
     this.fs = new native.Workspace([this.workspace, ...this.allowedPaths])
     this.home = realOrSelf(homedir())
     this.options = options
+    this.otp = options.policy?.otp ? new OtpGate(options.policy.otp) : null
+    this.envPassthrough = [...(options.policy?.shellEnvPassthrough ?? [])]
+    this.deniedCommands = [...(options.policy?.deniedCommands ?? [])]
+    this.sandbox = options.policy?.sandbox ?? 'none'
+    this.bwrapPath = this.sandbox === 'bwrap' ? findExecutable('bwrap') : null
     for (const tool of TOOLS) for (const [name, dialect] of tool.names) this.byName.set(name, { tool, dialect })
+  }
+
+  /**
+   * Stops every tool of every session: running shell and git commands are killed, calls
+   * in flight are aborted, and every later call fails with EMERGENCY_STOP until
+   * `resume()`. Returns how many processes were killed.
+   */
+  emergencyStop(reason?: string): number {
+    this.stopSwitch.stop(reason ?? '')
+    return this.processes.killAll()
+  }
+
+  /** Lets calls run again after `emergencyStop()`. */
+  resume(): void {
+    this.stopSwitch.resume()
+  }
+
+  /** Whether an emergency stop is in force. */
+  get stopped(): boolean {
+    return this.stopSwitch.stopped
   }
 
   createSession(options: SessionOptions = {}): Session {
@@ -126,7 +188,18 @@ export class Toolkit {
 
   /** Tool definitions for an SDK, generated from the zod schemas. */
   definitions(options: DefinitionsOptions = {}): ToolDefinition[] {
-    return definitionsFor(TOOLS, options.dialect ?? this.preset.dialect, options.format ?? 'anthropic')
+    const defs = definitionsFor(TOOLS, options.dialect ?? this.preset.dialect, options.format ?? 'anthropic')
+    const otp = this.options.policy?.otp
+    if (otp) for (const def of defs) if (this.mayNeedOtp(nameOf(def), otp.actions)) addOtpField(def)
+    return defs
+  }
+
+  /** Whether OTP gating may ask a call of this tool for a code. */
+  private mayNeedOtp(name: string, actions: readonly string[]): boolean {
+    const tool = this.byName.get(name)?.tool
+    if (!tool) return false
+    const labels = tool.name === 'shell' ? ['shell:low', 'shell:medium', 'shell:high'] : tool.name === 'git_operations' ? ['git:write'] : []
+    return actions.some((a) => tool.names.has(a) || labels.includes(a))
   }
 
   /** @internal */
@@ -147,6 +220,10 @@ export class Session {
   readonly ledger = new ReadLedger()
   /** @internal */
   readonly consent = new ConsentGate()
+  /** @internal */
+  readonly approvals = new ApprovalGrants()
+  /** This session's hourly action budget, or null. @internal */
+  readonly budget: ActionBudget | null
   private readonly changes: EditHistory
   private readonly dedup: boolean
 
@@ -156,11 +233,14 @@ export class Session {
   ) {
     this.dedup = options.dedup ?? toolkit.options.dedup ?? true
     this.changes = new EditHistory(toolkit.limits.historyBytes)
+    const perHour = toolkit.preset.actionsPerHour
+    this.budget = perHour === null ? null : new ActionBudget(perHour)
   }
 
   /** Calls a tool by any of its names. Never throws: failures are results with isError. */
   async call(name: string, input: unknown, options: CallOptions = {}): Promise<ToolResult> {
     try {
+      this.toolkit.stopSwitch.check()
       const found = this.toolkit.lookup(name)
       if (!found) {
         return errorResult(
@@ -232,6 +312,7 @@ export class Session {
    */
   async undo(file: string, options: CallOptions = {}): Promise<{ path: string; realPath: string; restored: 'previous' | 'removed' }> {
     const tk = this.toolkit
+    tk.stopSwitch.check()
     const abs = resolvePath(tk.workspace, file)
     const t = await callNative<NativeTarget>((id) => tk.fs.target(completer, id, abs, true), options.signal)
     const entry = this.changes.latest(t.realPath)
@@ -278,6 +359,7 @@ export class Session {
       throw new InvalidInputError('INVALID_INPUT', 'The call options.signal must be an AbortSignal.', { data: { field: 'signal' } })
     }
     const tk = this.toolkit
+    const stop = tk.stopSwitch.signal
     return {
       workspace: tk.workspace,
       home: tk.home,
@@ -294,14 +376,36 @@ export class Session {
       onPermissionRequest: tk.options.onPermissionRequest,
       dedup: this.dedup,
       countTokens: tk.options.countTokens,
-      signal,
+      // A stop aborts the calls in flight too.
+      signal: signal ? AbortSignal.any([signal, stop]) : stop,
       calledAs: name,
       dialect,
+      gate: { autonomy: tk.preset.autonomy, budget: this.budget, countEveryCall: tk.preset.countEveryCall, otp: tk.otp },
+      stop: tk.stopSwitch,
+      processes: tk.processes,
+      envPassthrough: tk.envPassthrough,
+      onApproval: tk.options.onApproval,
+      approvals: this.approvals,
+      deniedCommands: tk.deniedCommands,
+      sandbox: tk.sandbox,
+      bwrapPath: tk.bwrapPath,
     }
   }
 }
 
-const POLICY_KEYS = new Set(['allowedPaths', 'autonomy', 'readBeforeWrite', 'consentGate', 'outsideWorkspace'])
+const POLICY_KEYS = new Set([
+  'allowedPaths',
+  'autonomy',
+  'readBeforeWrite',
+  'consentGate',
+  'outsideWorkspace',
+  'actionsPerHour',
+  'otp',
+  'shellEnvPassthrough',
+  'allowedCommands',
+  'deniedCommands',
+  'sandbox',
+])
 const AUTONOMY = new Set(['read_only', 'supervised', 'full'])
 
 /** The policy options that override a preset's switches. */
@@ -311,6 +415,8 @@ function presetOverrides(policy: PolicyOptions | undefined): Partial<Preset> {
   if (policy?.readBeforeWrite !== undefined) out.readBeforeWrite = policy.readBeforeWrite
   if (policy?.consentGate !== undefined) out.consentGate = policy.consentGate
   if (policy?.outsideWorkspace !== undefined) out.outsideWorkspace = policy.outsideWorkspace
+  if (policy?.actionsPerHour !== undefined) out.actionsPerHour = policy.actionsPerHour
+  if (policy?.allowedCommands !== undefined) out.allowedCommands = policy.allowedCommands === null ? null : [...policy.allowedCommands]
   return out
 }
 
@@ -327,9 +433,55 @@ function checkPolicy(policy: PolicyOptions | undefined): void {
   if (policy.outsideWorkspace !== undefined && policy.outsideWorkspace !== 'deny' && policy.outsideWorkspace !== 'working-copy') {
     throw new TypeError(`fsgate: policy.outsideWorkspace must be 'deny' or 'working-copy', got '${String(policy.outsideWorkspace)}'`)
   }
+  if (policy.actionsPerHour !== undefined && policy.actionsPerHour !== null && !(Number.isSafeInteger(policy.actionsPerHour) && policy.actionsPerHour > 0)) {
+    throw new TypeError(`fsgate: policy.actionsPerHour must be a positive integer or null, got ${String(policy.actionsPerHour)}`)
+  }
+  if (policy.shellEnvPassthrough !== undefined && !(Array.isArray(policy.shellEnvPassthrough) && policy.shellEnvPassthrough.every(isEnvName))) {
+    throw new TypeError('fsgate: policy.shellEnvPassthrough must be an array of environment variable names')
+  }
+  for (const key of ['allowedCommands', 'deniedCommands'] as const) {
+    const list = policy[key]
+    if (list === undefined || (key === 'allowedCommands' && list === null)) continue
+    if (!(Array.isArray(list) && list.every((n) => typeof n === 'string' && n !== '' && !n.includes('/')))) {
+      throw new TypeError(`fsgate: policy.${key} must be an array of executable names (no paths)`)
+    }
+  }
+  if (policy.sandbox !== undefined && policy.sandbox !== 'none' && policy.sandbox !== 'bwrap') {
+    throw new TypeError(`fsgate: policy.sandbox must be 'none' or 'bwrap', got '${String(policy.sandbox)}'`)
+  }
+  if (policy.otp !== undefined) checkOtp(policy.otp)
   if (policy.allowedPaths !== undefined && !(Array.isArray(policy.allowedPaths) && policy.allowedPaths.every((p) => typeof p === 'string'))) {
     throw new TypeError('fsgate: policy.allowedPaths must be an array of folder paths')
   }
+}
+
+function nameOf(def: ToolDefinition): string {
+  return 'function' in def ? def.function.name : def.name
+}
+
+/** Adds the optional `otp` field to a definition's input schema. */
+function addOtpField(def: ToolDefinition): void {
+  const schema = 'function' in def ? def.function.parameters : 'input_schema' in def ? def.input_schema : def.inputSchema
+  schema.properties = { ...(schema.properties as Record<string, unknown> | undefined), otp: { type: 'string', description: 'The current one-time code from the user\'s authenticator app, when this action needs one (the call fails with OTP_REQUIRED otherwise). Ask the user; never guess.' } }
+}
+
+const OTP_LABELS = new Set(['shell:low', 'shell:medium', 'shell:high', 'git:write'])
+
+function checkOtp(otp: OtpOptions): void {
+  if (typeof otp !== 'object' || otp === null) throw new TypeError('fsgate: policy.otp must be { secret, actions }')
+  if (!(typeof otp.secret === 'string' || otp.secret instanceof Uint8Array)) throw new TypeError('fsgate: policy.otp.secret must be a base32 string or bytes')
+  if (!Array.isArray(otp.actions) || otp.actions.length === 0) throw new TypeError('fsgate: policy.otp.actions must list the tool names or labels that need a code')
+  for (const action of otp.actions) {
+    if (typeof action !== 'string' || !(OTP_LABELS.has(action) || TOOLS.some((t) => t.names.has(action)))) {
+      throw new TypeError(`fsgate: policy.otp.actions: '${String(action)}' is neither a tool name nor one of ${[...OTP_LABELS].join(', ')}`)
+    }
+  }
+  for (const key of ['period', 'digits', 'window'] as const) {
+    const v = otp[key]
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= (key === 'window' ? 0 : 1))) throw new TypeError(`fsgate: policy.otp.${key} must be a positive integer`)
+  }
+  if (otp.digits !== undefined && (otp.digits < 6 || otp.digits > 10)) throw new TypeError('fsgate: policy.otp.digits must be 6 to 10')
+  if (otp.algorithm !== undefined && !['sha1', 'sha256', 'sha512'].includes(otp.algorithm)) throw new TypeError("fsgate: policy.otp.algorithm must be 'sha1', 'sha256' or 'sha512'")
 }
 
 function realOrSelf(p: string): string {

@@ -132,7 +132,13 @@ export class ConsentGate {
     return pending
   }
 
-  private userSaid(phrase: string, after: number): boolean {
+  /** How many user messages have been noted so far: a phrase issued now must be written after it. */
+  get messageCount(): number {
+    return this.seq
+  }
+
+  /** Whether the user wrote `phrase` after message number `after` (always true when no messages are noted). */
+  userSaid(phrase: string, after: number): boolean {
     if (this.messages === null) return true
     return this.messages.some((m) => m.seq > after && m.text.includes(phrase))
   }
@@ -142,7 +148,7 @@ export class ConsentGate {
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'
 
 /** 80 random bits as 16 characters in four groups, e.g. `7k2m-9xq4-d1fh-3zpw`. */
-function newNonce(): string {
+export function newNonce(): string {
   const bytes = randomBytes(16)
   let out = ''
   for (let i = 0; i < 16; i++) {
@@ -153,7 +159,7 @@ function newNonce(): string {
 }
 
 /** Case, spacing and surrounding quotes do not matter when a phrase is compared. */
-function normalize(text: string): string {
+export function normalize(text: string): string {
   return text
     .toLowerCase()
     .replace(/[\s\u00a0]+/g, ' ')

@@ -20,7 +20,18 @@ export interface Preset {
   consentGate: boolean
   /** 'deny', or new files anywhere not protected and working copies of existing ones (SPEC §5.2). */
   outsideWorkspace: OutsideWorkspace
+  /** Side-effecting actions per session per sliding hour; null for no budget (SPEC §5.4). */
+  actionsPerHour: number | null
+  /** Whether the budget counts every call, as Revka does, not only side-effecting ones. */
+  countEveryCall: boolean
+  /** Who approves a medium or high command in supervised autonomy (SPEC §3.8): the model's `approved: true`, or the host. */
+  approval: 'model' | 'host'
+  /** Executables shell may run; null for any (SPEC §3.8). */
+  allowedCommands: readonly string[] | null
 }
+
+/** Revka's default command allowlist (seed 002). */
+export const REVKA_COMMANDS: readonly string[] = ['git', 'npm', 'cargo', 'ls', 'cat', 'grep', 'find', 'echo', 'pwd', 'wc', 'head', 'tail', 'date', 'python', 'python3', 'pip', 'node']
 
 export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   guarded: {
@@ -31,6 +42,10 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
     readBeforeWrite: true,
     consentGate: true,
     outsideWorkspace: 'deny',
+    actionsPerHour: null,
+    countEveryCall: false,
+    approval: 'host',
+    allowedCommands: null,
   },
   'claude-code': {
     dialect: 'claude',
@@ -40,6 +55,10 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
     readBeforeWrite: true,
     consentGate: false,
     outsideWorkspace: 'deny',
+    actionsPerHour: null,
+    countEveryCall: false,
+    approval: 'host',
+    allowedCommands: null,
   },
   revka: {
     dialect: 'revka',
@@ -49,6 +68,10 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
     readBeforeWrite: false,
     consentGate: false,
     outsideWorkspace: 'deny',
+    actionsPerHour: 20,
+    countEveryCall: true,
+    approval: 'model',
+    allowedCommands: REVKA_COMMANDS,
   },
   consent: {
     dialect: 'consent',
@@ -58,6 +81,10 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
     readBeforeWrite: false,
     consentGate: true,
     outsideWorkspace: 'working-copy',
+    actionsPerHour: null,
+    countEveryCall: false,
+    approval: 'host',
+    allowedCommands: null,
   },
 })
 

@@ -1,6 +1,6 @@
 /**
  * What Write and Edit share, in the order a change passes through it (SPEC §3.2, §5):
- * autonomy → where the write lands (confinement, protected paths, working copies) →
+ * (after autonomy, at dispatch) where the write lands (confinement, protected paths, working copies) →
  * the read-before-write contract → the consent gate → under the path's lock, the native
  * call that checks the version one last time and writes atomically → the record, the
  * history and the facts of the result.
@@ -10,7 +10,7 @@ import { callNative, completer, type NativeChecks, type NativeTarget, type Nativ
 import { ConsentGate } from '../policy/consent.js'
 import { displayPath, isWorkingCopy, originalOf, resolvePath, workingCopyPath } from '../policy/paths.js'
 import { protectedReason } from '../policy/protected.js'
-import type { ToolContext } from '../tool.js'
+import type { CallEffect, ToolContext } from '../tool.js'
 
 /** Where a change lands, resolved once per call. */
 export interface ChangeTarget {
@@ -34,11 +34,11 @@ export interface ChangeTarget {
   shown: string
 }
 
-/** Checks autonomy, resolves where a change to `given` lands, and refuses protected paths. */
+/** What Write and Edit do, for the checks at dispatch: they change files. */
+export const CHANGES_FILES: CallEffect = { sideEffect: true, write: true }
+
+/** Resolves where a change to `given` lands, and refuses protected paths. */
 export async function planChange(ctx: ToolContext, given: string, field: string): Promise<ChangeTarget> {
-  if (ctx.preset.autonomy === 'read_only') {
-    throw new FsgateError('AUTONOMY', `This session is read-only (autonomy: read_only), so ${ctx.calledAs} cannot change files. Tell the user what you would change instead.`)
-  }
   const abs = resolvePath(ctx.workspace, given, field)
   const outside = ctx.preset.outsideWorkspace === 'working-copy'
   const t = await target(ctx, abs, outside, given)

@@ -12,7 +12,7 @@ import { callNative, completer, type NativeEditResult } from '../native.js'
 import { text, type ToolOutput } from '../result.js'
 import { similarNames } from '../similar.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { changeData, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
+import { CHANGES_FILES, changeData, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
 
 export interface EditInput {
   path: string
@@ -64,6 +64,7 @@ export const editTool = defineTool<EditInput>({
       toCanonical: (i) => i as unknown as EditInput,
     },
   },
+  effect: () => CHANGES_FILES,
   run: edit,
 })
 

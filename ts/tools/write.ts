@@ -8,7 +8,7 @@ import { FsgateError, StaleFileError } from '../errors.js'
 import { callNative, completer, type NativeWriteResult } from '../native.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { changeData, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
+import { CHANGES_FILES, changeData, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
 
 export interface WriteInput {
   path: string
@@ -67,6 +67,7 @@ export const writeTool = defineTool<WriteInput>({
       toCanonical: (i) => i as unknown as WriteInput,
     },
   },
+  effect: () => CHANGES_FILES,
   run: write,
 })
 

@@ -1,0 +1,275 @@
+/**
+ * Running a child process for shell and git (SPEC §3.7, §3.8): no shell of ours in
+ * between, its own process group so that a timeout, an abort or an emergency stop kills
+ * everything it started, and output held in a bounded buffer (head and tail) while it
+ * streams, so a flood costs a fixed amount of memory.
+ *
+ * Runs on libuv's event loop (pipes and a timer), not on a worker thread: a command that
+ * sleeps for a minute holds no thread of the addon's pool.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { StringDecoder } from 'node:string_decoder'
+
+export interface RunOptions {
+  /** The executable; looked up on `env.PATH` when it has no slash. */
+  file: string
+  args: readonly string[]
+  cwd: string
+  /** The whole environment of the child: nothing else is inherited. */
+  env: Readonly<Record<string, string>>
+  timeoutMs: number
+  /** Bytes of stdout and stderr kept together; past it the middle is dropped. */
+  maxOutputBytes: number
+  signal?: AbortSignal
+  /** Written to the child's stdin, which is then closed (stdin is empty otherwise). */
+  input?: string
+  /** Told of the running child, so that an emergency stop can kill it. */
+  registry?: ProcessRegistry
+}
+
+export interface RunResult {
+  /** The exit code, or null when a signal ended it. */
+  exitCode: number | null
+  /** The signal that ended it, e.g. 'SIGKILL'. */
+  signal: string | null
+  stdout: string
+  stderr: string
+  /** Bytes the child wrote to each stream, kept or not. */
+  stdoutBytes: number
+  stderrBytes: number
+  /** Whether the middle of the output was dropped. */
+  truncated: boolean
+  /** Why it was killed, if it was. */
+  killed: 'timeout' | 'aborted' | 'stopped' | null
+  durationMs: number
+}
+
+/** The children running now, so that `emergencyStop()` can kill them all. */
+export class ProcessRegistry {
+  private readonly running = new Set<(why: 'stopped') => void>()
+
+  /** @internal */
+  add(kill: (why: 'stopped') => void): () => void {
+    this.running.add(kill)
+    return () => this.running.delete(kill)
+  }
+
+  /** Kills every running child's process group; returns how many there were. */
+  killAll(): number {
+    const n = this.running.size
+    for (const kill of [...this.running]) kill('stopped')
+    return n
+  }
+
+  get size(): number {
+    return this.running.size
+  }
+}
+
+/** After the child exits, how long its pipes may stay open before they are cut. */
+const DRAIN_MS = 250
+
+/**
+ * Runs `file args` and resolves when it has exited and its output is read. Never
+ * rejects for the child's own failure (a non-zero exit is a result); rejects only
+ * when the process cannot be started (ENOENT, EACCES), with the spawn error.
+ */
+export function runProcess(options: RunOptions): Promise<RunResult> {
+  const started = performance.now()
+  const half = Math.max(1, Math.floor(options.maxOutputBytes / 2))
+  const out = new HeadTail(half, half)
+  const err = new HeadTail(half, half)
+  return new Promise((resolve, reject) => {
+    let child: ChildProcess
+    try {
+      child = spawn(options.file, options.args, {
+        cwd: options.cwd,
+        env: { ...options.env },
+        // A new session and process group: `kill(-pid)` reaches every descendant that
+        // did not leave it on purpose.
+        detached: true,
+        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        windowsHide: true,
+      })
+    } catch (e) {
+      reject(e)
+      return
+    }
+    let killed: RunResult['killed'] = null
+    let exit: { code: number | null; signal: string | null } | null = null
+    let settled = false
+    const killGroup = (why: NonNullable<RunResult['killed']>) => {
+      killed ??= why
+      signalGroup(child, 'SIGKILL')
+    }
+    const timer = setTimeout(() => killGroup('timeout'), options.timeoutMs)
+    const onAbort = () => killGroup('aborted')
+    options.signal?.addEventListener('abort', onAbort, { once: true })
+    const unregister = options.registry?.add(killGroup) ?? (() => {})
+    let drain: NodeJS.Timeout | undefined
+
+    const finish = () => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      clearTimeout(drain)
+      options.signal?.removeEventListener('abort', onAbort)
+      unregister()
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+      const [outBudget, errBudget] = share(options.maxOutputBytes, out.seen, err.seen)
+      const stdout = out.text(outBudget)
+      const stderr = err.text(errBudget)
+      resolve({
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        stdout: stdout.text,
+        stderr: stderr.text,
+        stdoutBytes: out.seen,
+        stderrBytes: err.seen,
+        truncated: stdout.cut || stderr.cut,
+        killed,
+        durationMs: Math.round(performance.now() - started),
+      })
+    }
+
+    child.stdout?.on('data', (chunk: Buffer) => out.push(chunk))
+    child.stderr?.on('data', (chunk: Buffer) => err.push(chunk))
+    child.once('error', (e) => {
+      if (exit === null && child.pid === undefined) {
+        settled = true
+        clearTimeout(timer)
+        options.signal?.removeEventListener('abort', onAbort)
+        unregister()
+        reject(e)
+      }
+    })
+    child.once('exit', (code, signal) => {
+      exit = { code, signal }
+      // Whatever it left behind in its group goes with it: no call leaves processes
+      // running after it returns.
+      signalGroup(child, 'SIGKILL')
+      // A descendant that left the group may still hold the pipes open.
+      drain = setTimeout(finish, DRAIN_MS)
+    })
+    child.once('close', finish)
+    if (options.input !== undefined && child.stdin) {
+      child.stdin.on('error', () => {})
+      child.stdin.end(options.input)
+    }
+    if (options.signal?.aborted) onAbort()
+  })
+}
+
+/** Splits the output budget: a stream that needs less than half gives the rest to the other. */
+function share(keep: number, a: number, b: number): [number, number] {
+  if (a + b <= keep) return [a, b]
+  const half = Math.floor(keep / 2)
+  if (b <= half) return [keep - b, b]
+  if (a <= half) return [a, keep - a]
+  return [half, keep - half]
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // The group is already gone (or, on Windows, there are no groups).
+    try {
+      child.kill(signal)
+    } catch {
+      // Already exited.
+    }
+  }
+}
+
+/**
+ * The first `headMax` bytes and the last `tailMax` bytes of a stream, and how many it
+ * had: memory stays at most `headMax + tailMax` plus one chunk whatever the child writes.
+ */
+export class HeadTail {
+  seen = 0
+  private readonly head: Buffer[] = []
+  private headBytes = 0
+  private tail: Buffer[] = []
+  private tailBytes = 0
+
+  constructor(
+    private readonly headMax: number,
+    private readonly tailMax: number,
+  ) {}
+
+  /** Bytes held now. */
+  get held(): number {
+    return this.headBytes + this.tailBytes
+  }
+
+  push(chunk: Buffer): void {
+    this.seen += chunk.length
+    if (this.headBytes < this.headMax) {
+      const take = Math.min(chunk.length, this.headMax - this.headBytes)
+      this.head.push(chunk.subarray(0, take))
+      this.headBytes += take
+      chunk = chunk.subarray(take)
+      if (chunk.length === 0) return
+    }
+    this.tail.push(chunk)
+    this.tailBytes += chunk.length
+    while (this.tailBytes - this.tail[0].length >= this.tailMax) this.tailBytes -= this.tail.shift()!.length
+    if (this.tailBytes > this.tailMax * 2) {
+      // Many small chunks: compact, so the array does not grow either.
+      const joined = Buffer.concat(this.tail).subarray(this.tailBytes - this.tailMax)
+      this.tail = [Buffer.from(joined)]
+      this.tailBytes = joined.length
+    }
+  }
+
+  /**
+   * The stream as text in at most `budget` bytes: all of it when it fits, else its start
+   * and its end around a marker that says how much was left out. Cuts fall on line
+   * breaks where one is near, and never inside a UTF-8 character.
+   */
+  text(budget: number): { text: string; cut: boolean } {
+    const headAll = Buffer.concat(this.head)
+    const tailAll = Buffer.concat(this.tail)
+    if (this.seen <= budget && this.seen === headAll.length + tailAll.length) {
+      return { text: decode(Buffer.concat([headAll, tailAll])), cut: false }
+    }
+    const headKeep = snapBack(headAll.subarray(0, Math.min(headAll.length, Math.ceil(budget / 2))))
+    const tailKeep = snapForward(tailAll.subarray(Math.max(0, tailAll.length - Math.floor(budget / 2))))
+    const dropped = this.seen - headKeep.length - tailKeep.length
+    const marker = `\n[... ${dropped.toLocaleString('en-US')} bytes of output omitted; ${this.seen.toLocaleString('en-US')} in all ...]\n`
+    return { text: decode(headKeep) + marker + decode(tailKeep), cut: true }
+  }
+}
+
+function decode(bytes: Buffer): string {
+  const d = new StringDecoder('utf8')
+  return d.write(bytes) + d.end()
+}
+
+/** Ends the head at the last line break in its final 4 KiB, or at a character boundary. */
+function snapBack(b: Buffer): Buffer {
+  const nl = b.lastIndexOf(0x0a)
+  if (nl >= 0 && b.length - nl <= 4096) return b.subarray(0, nl + 1)
+  let end = b.length
+  // Step back over continuation bytes to the start of a whole character.
+  let i = end - 1
+  while (i >= 0 && end - i <= 4 && (b[i] & 0xc0) === 0x80) i--
+  if (i >= 0) {
+    const lead = b[i]
+    const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1
+    if (end - i < need) end = i
+  }
+  return b.subarray(0, end)
+}
+
+/** Starts the tail after the first line break in its first 4 KiB, or at a character boundary. */
+function snapForward(b: Buffer): Buffer {
+  const nl = b.indexOf(0x0a)
+  if (nl >= 0 && nl < 4096) return b.subarray(nl + 1)
+  let start = 0
+  while (start < b.length && start < 4 && (b[start] & 0xc0) === 0x80) start++
+  return b.subarray(start)
+}

@@ -1,0 +1,207 @@
+/**
+ * shell (Bash in the claude dialect), SPEC §3.8, seed 002: `sh -c` in the workspace, in
+ * its own process group, with a timeout that kills the whole group, the cleared
+ * environment, output bounded while it streams, an optional bwrap sandbox, and the risk
+ * rating of a real parse deciding what needs approval.
+ */
+import { z } from 'zod'
+
+import { AbortedError, FsgateError } from '../errors.js'
+import { childEnv } from '../policy/env.js'
+import { classifyCommand, type Classification } from '../policy/risk.js'
+import { sandboxed } from '../process/sandbox.js'
+import { runProcess, type RunResult } from '../process/run.js'
+import { text, type ToolOutput } from '../result.js'
+import { defineTool, type CallEffect, type ToolContext } from '../tool.js'
+
+export interface ShellInput {
+  command: string
+  /** revka: the model's approval of a medium or high command (enough only in the revka preset). */
+  approved?: boolean
+  timeout_secs?: number
+  /** The phrase the user said to approve this exact command (guarded preset). */
+  grant_phrase?: string
+}
+
+/** The longest timeout a call may ask for, in seconds, unless limits.shellTimeoutSecs is longer. */
+const MAX_TIMEOUT_SECS = 600
+
+const command = z.string().min(1, 'must not be empty').max(65_536, 'is longer than 64 KiB').describe('The shell command to run, with sh -c, in the workspace folder.')
+const grantPhrase = z
+  .string()
+  .describe('Only when a previous call failed with APPROVAL_REQUIRED and the user gave you a phrase for this command: that exact phrase. Never invent it.')
+
+const guide = `Runs a shell command with sh -c in the workspace folder and returns its stdout, stderr and exit code.
+- Use it for builds, tests, git operations the other tools lack, and programs; use the file tools to read, search and change files.
+- The environment is cleared: only PATH, HOME, LANG and a few others reach the command. Set anything else inline (FOO=1 cmd).
+- Commands are killed, with everything they started, after their timeout (default 60 s); nothing keeps running after the call returns, so do not start servers in the background.
+- Output over 1 MiB keeps its start and end. Risky commands (deleting, installing, network, writing files) may need approval.`
+
+export const shellTool = defineTool<ShellInput>({
+  name: 'shell',
+  dialects: {
+    revka: {
+      name: 'shell',
+      description: guide,
+      schema: z.strictObject({
+        command,
+        approved: z.boolean().describe('Set to true to approve a medium- or high-risk command explicitly, when the user has agreed to it.').optional(),
+        timeout_secs: z.number().int().positive().describe('Seconds before the command is killed (default 60).').optional(),
+        grant_phrase: grantPhrase.optional(),
+      }),
+      toCanonical: (i) => i as unknown as ShellInput,
+    },
+    claude: {
+      name: 'Bash',
+      description: guide,
+      schema: z.strictObject({
+        command,
+        timeout: z.number().int().positive().describe('Milliseconds before the command is killed (default 60000, at most 600000).').optional(),
+        description: z.string().describe('What the command does, in 5-10 words.').optional(),
+        grant_phrase: grantPhrase.optional(),
+      }),
+      toCanonical: ({ timeout, description: _d, ...rest }) =>
+        ({ ...rest, ...(timeout !== undefined ? { timeout_secs: Math.max(1, Math.ceil((timeout as number) / 1000)) } : {}) }) as ShellInput,
+    },
+  },
+  effect,
+  admit,
+  run,
+})
+
+/** Every simple command's rating, memoised per call input (effect, admit and run each need it). */
+const ratings = new WeakMap<ShellInput, Classification>()
+function rate(input: ShellInput): Classification {
+  let c = ratings.get(input)
+  if (!c) {
+    c = classifyCommand(input.command)
+    ratings.set(input, c)
+  }
+  return c
+}
+
+function effect(input: ShellInput): CallEffect {
+  const c = rate(input)
+  return {
+    sideEffect: true,
+    // read_only runs low-risk commands only.
+    write: c.risk !== 'low',
+    labels: [`shell:${c.risk}`],
+    readOnlyMessage: `This session is read-only, so only low-risk commands run; this one is rated ${c.risk} (${c.reason}). Use a read-only command, or tell the user what you would run.`,
+  }
+}
+
+/** The allow and deny lists, then approval in supervised autonomy. */
+async function admit(input: ShellInput, ctx: ToolContext): Promise<void> {
+  const c = rate(input)
+  refuseListed(c, ctx)
+  if (ctx.preset.autonomy !== 'supervised' || c.risk === 'low') return
+  const risk = c.risk
+  const data = { risk, reason: c.reason }
+  if (ctx.preset.approval === 'model') {
+    if (input.approved === true) return
+    throw new FsgateError(
+      'APPROVAL_REQUIRED',
+      `This command is rated ${risk} risk (${c.reason}), so it needs approval. Ask the user; if they agree, repeat the call with approved set to true.`,
+      { data },
+    )
+  }
+  if (ctx.onApproval) {
+    let yes: boolean
+    try {
+      yes = (await ctx.onApproval({ sessionId: ctx.sessionId, tool: ctx.calledAs, command: input.command, risk, reason: c.reason })) === true
+    } catch (err) {
+      throw new FsgateError('APPROVAL_REQUIRED', `Asking the user to approve this ${risk}-risk command failed (${err instanceof Error ? err.message : String(err)}), so it was not run.`, {
+        data: { ...data, declined: false },
+      })
+    }
+    if (yes) return
+    throw new FsgateError('APPROVAL_REQUIRED', `The user declined this ${risk}-risk command (${c.reason}); it was not run. Do not retry it unless the user asks.`, {
+      data: { ...data, declined: true },
+    })
+  }
+  const grants = ctx.approvals
+  if (input.grant_phrase !== undefined && grants.redeem(input.command, input.grant_phrase, (p, after) => ctx.consent.userSaid(p, after))) return
+  const { nonce, phrase } = grants.issue(input.command, ctx.consent.messageCount)
+  const refused = input.grant_phrase !== undefined
+  // The phrase goes to the host (data), not into the text the model reads: the user
+  // sees it in the host's UI and says it, so the model cannot approve itself.
+  throw new FsgateError(
+    'APPROVAL_REQUIRED',
+    `${refused ? 'That grant_phrase was refused (wrong, already used, or not written by the user). ' : ''}This command is rated ${risk} risk (${c.reason}), so the user must approve it. Ask the user to approve this exact command; they have been shown a phrase to reply with. Then repeat the same call with grant_phrase set to the phrase they wrote.`,
+    { nonce, data: { ...data, nonce, grantPhrase: phrase, command: input.command, refused } },
+  )
+}
+
+/** COMMAND_DENIED for a program on the deny list, or off the allow list (wrappers included). */
+function refuseListed(c: Classification, ctx: ToolContext): void {
+  const denied = ctx.deniedCommands
+  const allowed = ctx.preset.allowedCommands
+  for (const cmd of c.commands) {
+    for (const name of [...cmd.wrappers, cmd.name]) {
+      if (name === '') {
+        if (allowed) throw new FsgateError('COMMAND_DENIED', 'The command runs a program whose name is only known when it runs (a variable or substitution), which the allowed-commands list cannot admit. Name the program directly.', { data: { command: null } })
+        continue
+      }
+      if (denied.includes(name)) {
+        throw new FsgateError('COMMAND_DENIED', `${name} is on this toolkit's list of denied commands. Do it another way, or tell the user.`, { data: { command: name } })
+      }
+      if (allowed && !allowed.includes(name)) {
+        throw new FsgateError('COMMAND_DENIED', `${name} is not on this toolkit's list of allowed commands (${allowed.join(', ')}). Use one of those, or tell the user.`, {
+          data: { command: name, allowed: [...allowed] },
+        })
+      }
+    }
+  }
+}
+
+async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
+  const timeoutSecs = Math.min(input.timeout_secs ?? ctx.limits.shellTimeoutSecs, Math.max(MAX_TIMEOUT_SECS, ctx.limits.shellTimeoutSecs))
+  if (ctx.sandbox === 'bwrap' && !ctx.bwrapPath) {
+    throw new FsgateError('BACKEND_UNAVAILABLE', 'The shell sandbox (bwrap) is configured but not installed, so no command runs. Tell the user to install bubblewrap.')
+  }
+  const { file, args } = sandboxed(ctx.sandbox, ctx.bwrapPath, ctx.workspace, input.command)
+  let r: RunResult
+  try {
+    r = await runProcess({
+      file,
+      args,
+      cwd: ctx.workspace,
+      env: childEnv(process.env, ctx.envPassthrough),
+      timeoutMs: timeoutSecs * 1000,
+      maxOutputBytes: ctx.limits.shellOutputBytes,
+      signal: ctx.signal,
+      registry: ctx.processes,
+    })
+  } catch (err) {
+    throw new FsgateError('BACKEND_UNAVAILABLE', `The command could not be started (${err instanceof Error ? err.message : String(err)}).`)
+  }
+  const data = {
+    exitCode: r.exitCode,
+    signal: r.signal,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    stdoutBytes: r.stdoutBytes,
+    stderrBytes: r.stderrBytes,
+    truncated: r.truncated,
+    durationMs: r.durationMs,
+    timeoutSecs,
+  }
+  const shown = report(r)
+  if (r.killed === 'timeout') {
+    throw new FsgateError('TIMEOUT', `The command was killed, with every process it started, after ${timeoutSecs} s. Output so far:\n${shown}\nMake it faster, run less at once, or pass a longer timeout.`, { data })
+  }
+  if (r.killed) ctx.stop.check()
+  if (r.killed) throw new AbortedError('ABORTED', 'The call was cancelled; the command and every process it started were killed.', { data })
+  return { content: [text(shown)], data }
+}
+
+/** What the model reads: stdout, then stderr, then how it ended when it did not end well. */
+function report(r: RunResult): string {
+  const parts: string[] = []
+  if (r.stdout) parts.push(r.stdout.replace(/\n$/, ''))
+  if (r.stderr) parts.push(`[stderr]\n${r.stderr.replace(/\n$/, '')}`)
+  if (r.exitCode !== 0 && r.killed === null) parts.push(r.signal ? `[killed by ${r.signal}]` : `[exit code ${r.exitCode}]`)
+  if (parts.length === 0) parts.push('(no output)')
+  return parts.join('\n')
+}
