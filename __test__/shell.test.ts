@@ -193,6 +193,12 @@ describe('process control', () => {
     expect(Date.now() - started).toBeLessThan(3000)
   })
 
+  it('accepts run_in_background: false, and says why true is refused', async () => {
+    const { session } = workspace({ preset: 'claude-code' })
+    expect(ok(await session.call('Bash', { command: 'echo fg', run_in_background: false, description: 'print fg' }))).toBe('fg')
+    expect(fails(await session.call('Bash', { command: 'sleep 1', run_in_background: true }), 'INVALID_INPUT')).toMatch(/background commands are not supported/)
+  })
+
   it('refuses bad input with INVALID_INPUT naming the field', async () => {
     const { session } = workspace({ preset: 'claude-code' })
     for (const [input, field] of [
@@ -201,6 +207,7 @@ describe('process control', () => {
       [{ command: 'ls', timeout: -1 }, 'timeout'],
       [{ command: 'ls', timeout: 1.5 }, 'timeout'],
       [{ command: 'x'.repeat(70_000) }, 'command'],
+      [{ command: 'ls', run_in_background: true }, 'run_in_background'],
     ] as const) {
       const r = await session.call('Bash', input)
       fails(r, 'INVALID_INPUT')
@@ -345,5 +352,15 @@ describe('bwrap missing', () => {
     const { toolkit, session } = workspace({ preset: 'claude-code', policy: { sandbox: 'bwrap' } })
     ;(toolkit as unknown as { bwrapPath: string | null }).bwrapPath = null
     fails(await session.call('Bash', { command: 'echo hi' }), 'BACKEND_UNAVAILABLE')
+  })
+})
+
+describe('typed method', () => {
+  it('session.shell returns the output and throws FsgateError codes', async () => {
+    const { session } = workspace()
+    const out = await session.shell({ command: 'echo typed' })
+    expect(textOf(out)).toBe('typed')
+    expect(out.data?.exitCode).toBe(0)
+    await expect(session.shell({ command: 'touch x' })).rejects.toMatchObject({ code: 'APPROVAL_REQUIRED' })
   })
 })

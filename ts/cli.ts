@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-/** The `fsgate` command for people: read, PDF text, glob, grep and ranked code search from a shell. */
+/** The `fsgate` command for people: read, PDF text, glob, grep, ranked code search, git and the shell risk rating from a shell. */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 
 import { createToolkit } from './toolkit.js'
 import { isPresetName } from './policy/presets.js'
+import { classifyCommand } from './policy/risk.js'
 import type { ToolResult } from './result.js'
 
 const HELP = `fsgate — file and code tools for AI agents
@@ -17,6 +18,9 @@ Usage:
   fsgate grep <regex> [path] [--include G] [-i] [--mode content|files_with_matches|count] [-C N]
                                                 Search file contents (ripgrep's engine)
   fsgate search <query> [path] [--top N]        Ranked code search (built-in ranker)
+  fsgate git status|diff|log|branch [--cached] [--limit N] [files...]
+                                                A read-only git operation, as git_operations gives it
+  fsgate risk <command>                         How shell would rate a command (nothing is run)
   fsgate definitions [--dialect D] [--format F] Print the tool definitions as JSON
   fsgate --version
 
@@ -48,6 +52,7 @@ function parseOptions(argv: string[]) {
       mode: { type: 'string' },
       context: { type: 'string', short: 'C' },
       top: { type: 'string' },
+      cached: { type: 'boolean' },
       hidden: { type: 'boolean' },
       'no-ignore': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -76,6 +81,16 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (!command) return usage('no command given')
+  if (command === 'risk') {
+    if (rest.length !== 1) return usage('risk takes one command (quote it)')
+    const c = classifyCommand(rest[0])
+    if (values.json) process.stdout.write(`${JSON.stringify(c, null, 2)}\n`)
+    else {
+      process.stdout.write(`${c.risk}: ${c.reason}\n`)
+      for (const cmd of c.commands) process.stdout.write(`  ${cmd.risk.padEnd(6)} ${[...cmd.wrappers, cmd.name || '(dynamic)'].join(' → ')}: ${cmd.reason}\n`)
+    }
+    return 0
+  }
   if (values.preset !== undefined && !isPresetName(values.preset)) return usage(`unknown preset '${values.preset}'`)
   const toolkit = createToolkit({ workspace: values.workspace ?? process.cwd(), preset: values.preset as never })
 
@@ -106,6 +121,22 @@ async function main(argv: string[]): Promise<number> {
       input.max_chars = Number(max)
     }
     const result = await toolkit.createSession().call('pdf_read', input)
+    return print(result, values.json ?? false)
+  }
+  if (command === 'git') {
+    const [operation, ...files] = rest
+    if (!['status', 'diff', 'log', 'branch'].includes(operation)) return usage('git takes one of status, diff, log, branch')
+    const input: Record<string, unknown> = { operation }
+    if (files.length > 0) {
+      if (operation !== 'diff') return usage('only git diff takes files')
+      input.files = files
+    }
+    if (values.cached) input.cached = true
+    if (values.limit !== undefined) {
+      if (!/^\d+$/.test(values.limit)) return usage(`--limit must be a whole number, got '${values.limit}'`)
+      input.limit = Number(values.limit)
+    }
+    const result = await toolkit.createSession().call('git_operations', input)
     return print(result, values.json ?? false)
   }
   if (command === 'glob' || command === 'grep' || command === 'search') {

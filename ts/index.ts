@@ -14,6 +14,14 @@ export type { GlobInput } from './tools/glob.js'
 export type { ContentSearchInput, OutputMode } from './tools/grep.js'
 export type { SemanticInput, Backend } from './tools/semantic.js'
 export type { PdfReadInput } from './tools/pdf.js'
+export type { ShellInput } from './tools/shell.js'
+export type { GitInput, GitOperation, StashAction } from './tools/git.js'
+export type { ApprovalRequest, ApprovalHandler } from './tool.js'
+export type { OtpOptions } from './policy/otp.js'
+export type { SandboxKind } from './process/sandbox.js'
+export { totp } from './policy/otp.js'
+export { classifyCommand } from './policy/risk.js'
+export type { Risk, Classification, RatedCommand } from './policy/risk.js'
 export {
   ERROR_CODES,
   FsgateError,

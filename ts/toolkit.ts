@@ -28,12 +28,14 @@ import { isPresetName, PRESETS, type Autonomy, type Dialect, type OutsideWorkspa
 import type { ToolOutput, ToolResult } from './result.js'
 import { errorResult, type ApprovalHandler, type Tool, type ToolContext } from './tool.js'
 import type { EditInput } from './tools/edit.js'
+import type { GitInput } from './tools/git.js'
 import type { GlobInput } from './tools/glob.js'
 import type { ContentSearchInput } from './tools/grep.js'
 import { TOOLS } from './tools/index.js'
 import type { ReadInput } from './tools/read.js'
 import type { PdfReadInput } from './tools/pdf.js'
 import type { SemanticInput } from './tools/semantic.js'
+import type { ShellInput } from './tools/shell.js'
 import type { WriteInput } from './tools/write.js'
 
 export interface PolicyOptions {
@@ -284,6 +286,16 @@ export class Session {
   /** The text of a whole PDF (typed form of pdf_read). Throws FsgateError subclasses. */
   async pdf(input: PdfReadInput, options: CallOptions = {}): Promise<ToolOutput> {
     return this.invoke('pdf_read', input, options)
+  }
+
+  /** Runs a shell command (typed form of shell). Throws FsgateError subclasses. */
+  async shell(input: ShellInput, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('shell', input, options)
+  }
+
+  /** A git operation (typed form of git_operations). Throws FsgateError subclasses. */
+  async git(input: GitInput, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('git_operations', input, options)
   }
 
   /** Ranked code search (typed form of semantic_code_search). Throws FsgateError subclasses. */

@@ -58,9 +58,13 @@ export const shellTool = defineTool<ShellInput>({
         command,
         timeout: z.number().int().positive().describe('Milliseconds before the command is killed (default 60000, at most 600000).').optional(),
         description: z.string().describe('What the command does, in 5-10 words.').optional(),
+        run_in_background: z
+          .literal(false, { error: 'background commands are not supported here: every process a command starts ends with the call. Run it in the foreground with a timeout' })
+          .describe('Not supported: must be false or absent.')
+          .optional(),
         grant_phrase: grantPhrase.optional(),
       }),
-      toCanonical: ({ timeout, description: _d, ...rest }) =>
+      toCanonical: ({ timeout, description: _d, run_in_background: _b, ...rest }) =>
         ({ ...rest, ...(timeout !== undefined ? { timeout_secs: Math.max(1, Math.ceil((timeout as number) / 1000)) } : {}) }) as ShellInput,
     },
   },
