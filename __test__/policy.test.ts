@@ -86,10 +86,10 @@ describe('OTP gating at dispatch', () => {
 
   it('shows the otp field on the gated tools only', () => {
     const { toolkit } = workspace({ policy: { otp: { secret: SECRET, actions: ['file_write', 'git:write'] } } })
-    const defs = toolkit.definitions({ format: 'anthropic' }) as Array<{ name: string; input_schema: { properties: Record<string, unknown> } }>
+    const defs = toolkit.definitions({ format: 'anthropic' }) as unknown as Array<{ name: string; input_schema: { properties: Record<string, unknown> } }>
     const gated = defs.filter((d) => 'otp' in d.input_schema.properties).map((d) => d.name)
     expect(gated.sort()).toEqual(['file_write', 'git_operations'])
-    const openai = toolkit.definitions({ format: 'openai', dialect: 'all' }) as Array<{ function: { name: string; parameters: { properties: Record<string, unknown> } } }>
+    const openai = toolkit.definitions({ format: 'openai', dialect: 'all' }) as unknown as Array<{ function: { name: string; parameters: { properties: Record<string, unknown> } } }>
     expect(openai.filter((d) => 'otp' in d.function.parameters.properties).map((d) => d.function.name).sort()).toEqual(['Write', 'file_write', 'git_operations', 'write_file'])
     expect(workspace().toolkit.definitions().some((d) => JSON.stringify(d).includes('"otp"'))).toBe(false)
   })

@@ -294,6 +294,14 @@ const MEDIUM: string[] = [
 ]
 
 const HIGH: string[] = [
+  // Naming where keys live is high, reading included: what is read can be sent on.
+  'cat ~/.ssh/id_rsa',
+  'tar czf x.tgz $HOME/.aws',
+  'cp /root/.ssh/id_ed25519 .',
+  'grep token < ~/.npmrc',
+  'cat /etc/shadow',
+  'base64 ~/.config/gh/hosts.yml',
+  'head -c 100 "$HOME/.git-credentials"',
   'rm x',
   'rm -rf /',
   'rm -rf node_modules',

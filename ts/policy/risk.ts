@@ -342,6 +342,8 @@ function rateArgv(args: Arg[], ctx: Context, side: Verdict[], wrappers: string[]
       if (wrapper.own) extra.push(wrapper.own)
     }
   }
+  const secret = [...argv.slice(1).map((a) => a.text), ...redirects.map((r) => r.target)].find(touchesCredentials)
+  if (secret !== undefined) extra.push(high(`${secret} holds credentials`))
   const top = worst(main, ...extra, ...side)
   ctx.commands.push({ name: argv[0]!.dynamic || argv[0]!.glob ? '' : name, wrappers, argv: argv.map((a) => a.text), risk: top.risk, reason: top.reason })
 }
@@ -522,6 +524,36 @@ function splitInto(value: Arg, rest: Arg[], ctx: Context): Unwrapped {
 }
 
 // ---- redirections and assignments -----------------------------------------------
+
+/**
+ * Where keys and tokens live (the folders ts/policy/protected.ts never writes): any
+ * command that names one is high, reading included, since what is read can be sent on.
+ */
+const CREDENTIAL_PARTS = [
+  ['.ssh'],
+  ['.gnupg'],
+  ['.aws'],
+  ['.azure'],
+  ['.kube'],
+  ['.docker', 'config.json'],
+  ['.config', 'gcloud'],
+  ['.config', 'gh'],
+  ['.password-store'],
+  ['.netrc'],
+  ['.npmrc'],
+  ['.pypirc'],
+  ['.git-credentials'],
+  ['.vault-token'],
+  ['etc', 'shadow'],
+  ['etc', 'sudoers'],
+]
+const KEY_FILE = /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/
+
+function touchesCredentials(word: string): boolean {
+  const parts = word.toLowerCase().split(/[/=:@]+/).filter(Boolean)
+  if (parts.some((p) => KEY_FILE.test(p))) return true
+  return CREDENTIAL_PARTS.some((seq) => parts.some((_, i) => seq.every((s, j) => parts[i + j] === s)))
+}
 
 /** Files that writing to changes nothing. */
 const SINKS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty'])
