@@ -84,6 +84,30 @@ describe('OTP gating at dispatch', () => {
     ok(await session.call('Bash', { command: 'rm -f nothing', otp: code() }))
   })
 
+  it('keeps a code that a refusal after it did not use (approval), and spends it on the call that runs', async () => {
+    const { dir, session } = workspace({ policy: { otp: { secret: SECRET, actions: ['shell:medium'] } } })
+    const c = code()
+    const first = await session.call('shell', { command: 'touch made', otp: c })
+    fails(first, 'APPROVAL_REQUIRED')
+    ok(await session.call('shell', { command: 'touch made', otp: c, grant_phrase: first.data?.grantPhrase }))
+    expect(fs.existsSync(path.join(dir, 'made'))).toBe(true)
+    const again = await session.call('shell', { command: 'touch made2' })
+    fails(await session.call('shell', { command: 'touch made2', otp: c, grant_phrase: again.data?.grantPhrase }), 'OTP_REQUIRED')
+  })
+
+  it('stops checking codes after 10 wrong ones in 10 minutes', () => {
+    const gate = new OtpGate({ secret: SECRET, actions: ['shell'] })
+    const now = 1_700_000_000_000
+    const right = totp(base32Decode(SECRET), now)
+    const wrong = right === '000000' ? '111111' : '000000'
+    for (let i = 0; i < 10; i++) expect(gate.check(wrong, now + i)).toEqual({ wrong: true })
+    const locked = gate.check(right, now + 20)
+    expect(locked).toMatchObject({ wrong: true })
+    expect((locked as { retryAfterMs: number }).retryAfterMs).toBe(600_000 - 20)
+    const later = now + 600_001
+    expect(gate.accept(totp(base32Decode(SECRET), later), later)).toBe(true)
+  })
+
   it('shows the otp field on the gated tools only', () => {
     const { toolkit } = workspace({ policy: { otp: { secret: SECRET, actions: ['file_write', 'git:write'] } } })
     const defs = toolkit.definitions({ format: 'anthropic' }) as unknown as Array<{ name: string; input_schema: { properties: Record<string, unknown> } }>

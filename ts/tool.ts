@@ -142,9 +142,12 @@ export function defineTool<C>(spec: ToolSpec<C>): Tool<C> {
       if (!parsed.success) throw schemaError(ctx.calledAs, rest, parsed.error)
       const canonical = form.toCanonical(parsed.data as Record<string, unknown>)
       const facts = { tool: spec.name, calledAs: ctx.calledAs, effect: spec.effect?.(canonical, ctx) ?? READ_ONLY, otp }
-      checkAutonomyAndOtp(ctx.gate, facts)
+      const code = checkAutonomyAndOtp(ctx.gate, facts)
       await spec.admit?.(canonical, ctx)
+      // The host may have been asked (approval) meanwhile: a stop since then holds.
+      ctx.stop.check()
       chargeBudget(ctx.gate, facts)
+      code.spend()
       try {
         return await spec.run(canonical, ctx)
       } catch (err) {

@@ -156,7 +156,8 @@ export class Toolkit {
     this.fs = new native.Workspace([this.workspace, ...this.allowedPaths])
     this.home = realOrSelf(homedir())
     this.options = options
-    this.otp = options.policy?.otp ? new OtpGate(options.policy.otp) : null
+    // A tool listed by any of its names is gated under all of them.
+    this.otp = options.policy?.otp ? new OtpGate(options.policy.otp, (a) => [a, ...(TOOLS.find((t) => t.names.has(a))?.names.keys() ?? [])]) : null
     this.envPassthrough = [...(options.policy?.shellEnvPassthrough ?? [])]
     this.deniedCommands = [...(options.policy?.deniedCommands ?? [])]
     this.sandbox = options.policy?.sandbox ?? 'none'

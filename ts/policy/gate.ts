@@ -4,6 +4,8 @@
  * budget. Decisions only; the state they read (the stop flag, the budget's window, the
  * spent codes) lives here too, so that a reader finds each rule by its name.
  */
+import { setMaxListeners } from 'node:events'
+
 import { FsgateError } from '../errors.js'
 import type { ActionBudget } from './budget.js'
 import type { OtpGate } from './otp.js'
@@ -19,8 +21,15 @@ export interface Effect {
 
 /** The toolkit's emergency stop: every later call fails until `resume()`. */
 export class StopSwitch {
-  private controller = new AbortController()
+  private controller = StopSwitch.controller()
   private reason: string | null = null
+
+  /** Every call in flight listens to the stop signal: no listener limit (and no warning). */
+  private static controller(): AbortController {
+    const c = new AbortController()
+    setMaxListeners(0, c.signal)
+    return c
+  }
 
   get stopped(): boolean {
     return this.reason !== null
@@ -39,7 +48,7 @@ export class StopSwitch {
 
   resume(): void {
     this.reason = null
-    this.controller = new AbortController()
+    this.controller = StopSwitch.controller()
   }
 
   /** Throws EMERGENCY_STOP while stopped. */
@@ -73,8 +82,12 @@ export interface CallFacts {
   otp?: string
 }
 
-/** Autonomy, then OTP: throws AUTONOMY or OTP_REQUIRED. */
-export function checkAutonomyAndOtp(gate: GateContext, call: CallFacts, now = Date.now()): void {
+/**
+ * Autonomy, then OTP: throws AUTONOMY or OTP_REQUIRED. A good code is only checked here;
+ * the returned `spend` uses it up once the call is admitted, so a call refused later
+ * (approval, the budget) does not cost the user a code.
+ */
+export function checkAutonomyAndOtp(gate: GateContext, call: CallFacts, now = Date.now()): { spend: () => void } {
   if (gate.autonomy === 'read_only' && call.effect.write) {
     throw new FsgateError(
       'AUTONOMY',
@@ -83,16 +96,25 @@ export function checkAutonomyAndOtp(gate: GateContext, call: CallFacts, now = Da
       { data: { autonomy: gate.autonomy } },
     )
   }
-  if (gate.otp) {
-    const action = gate.otp.gated([call.tool, call.calledAs, ...(call.effect.labels ?? [])])
-    if (action !== null && !(call.otp !== undefined && gate.otp.accept(call.otp, now))) {
-      const why = call.otp === undefined ? 'needs' : 'was given a wrong or already used'
-      throw new FsgateError(
-        'OTP_REQUIRED',
-        `${call.calledAs} (${action}) ${why} one-time code. Ask the user for the current code from their authenticator app, then repeat the call with otp set to it.`,
-        { data: { action, given: call.otp !== undefined } },
-      )
-    }
+  const otp = gate.otp
+  const action = otp?.gated([call.tool, call.calledAs, ...(call.effect.labels ?? [])]) ?? null
+  if (!otp || action === null) return { spend: () => {} }
+  const ask = 'Ask the user for the current code from their authenticator app, then repeat the call with otp set to it.'
+  if (call.otp === undefined) {
+    throw new FsgateError('OTP_REQUIRED', `${call.calledAs} (${action}) needs a one-time code. ${ask}`, { data: { action, given: false } })
+  }
+  const checked = otp.check(call.otp, now)
+  if ('wrong' in checked) {
+    const wait = checked.retryAfterMs
+    const why = wait ? `Too many wrong one-time codes were given; no code is checked for about ${Math.ceil(wait / 60_000)} minutes.` : `The one-time code for ${call.calledAs} (${action}) is wrong, expired or already used.`
+    throw new FsgateError('OTP_REQUIRED', `${why} ${ask}`, { ...(wait ? { retryAfterMs: wait } : {}), data: { action, given: true } })
+  }
+  return {
+    spend: () => {
+      if (!otp.spend(checked.key, now)) {
+        throw new FsgateError('OTP_REQUIRED', `That one-time code was just used by another call. ${ask}`, { data: { action, given: true } })
+      }
+    },
   }
 }
 

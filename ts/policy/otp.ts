@@ -56,17 +56,27 @@ export function base32Decode(text: string): Uint8Array {
   return Uint8Array.from(out)
 }
 
+/** Wrong codes allowed in FAILURE_WINDOW_MS before the gate stops checking codes for a while. */
+const MAX_FAILURES = 10
+const FAILURE_WINDOW_MS = 10 * 60_000
+
 /** A configured gate: which actions need a code, and the check of one. */
 export class OtpGate {
   private readonly secret: Uint8Array
   private readonly actions: ReadonlySet<string>
   /** Codes already used, so that one code opens one call (RFC 6238 §5.2). */
   private readonly used = new Map<string, number>()
+  /** Times of wrong codes: guessing is throttled (RFC 4226 §7.3). */
+  private failures: number[] = []
 
-  constructor(private readonly options: OtpOptions) {
+  /** `names` maps a tool name the host may list to every name of that tool. */
+  constructor(
+    private readonly options: OtpOptions,
+    names: (action: string) => readonly string[] = (a) => [a],
+  ) {
     this.secret = typeof options.secret === 'string' ? base32Decode(options.secret) : Uint8Array.from(options.secret)
     if (this.secret.length < 10) throw new TypeError('fsgate: policy.otp.secret must hold at least 80 bits')
-    this.actions = new Set(options.actions)
+    this.actions = new Set(options.actions.flatMap(names))
   }
 
   /** The first of `names` the host listed, or null when none needs a code. */
@@ -74,10 +84,41 @@ export class OtpGate {
     return names.find((n) => this.actions.has(n)) ?? null
   }
 
-  /** Whether `code` is current (within the window) and not used before; a good code is spent. */
+  /**
+   * Checks `code` without spending it: a key to `spend` once the call is admitted, or
+   * 'wrong', or 'throttled' (with the wait) after too many wrong codes.
+   */
+  check(code: string, nowMs = Date.now()): { key: string } | { wrong: true; retryAfterMs?: number } {
+    this.failures = this.failures.filter((t) => t > nowMs - FAILURE_WINDOW_MS)
+    if (this.failures.length >= MAX_FAILURES) return { wrong: true, retryAfterMs: this.failures[0] + FAILURE_WINDOW_MS - nowMs }
+    const key = this.match(code, nowMs)
+    if (key === null) {
+      this.failures.push(nowMs)
+      return { wrong: true }
+    }
+    return { key }
+  }
+
+  /** Spends a checked code, so it opens no other call. False when a concurrent call spent it first. */
+  spend(key: string, nowMs = Date.now()): boolean {
+    if (this.used.has(key)) return false
+    const counter = Math.floor(nowMs / 1000 / (this.options.period ?? 30))
+    this.used.set(key, Number(key.split(':')[0]))
+    const window = this.options.window ?? 1
+    for (const [k, at] of this.used) if (at < counter - window - 1) this.used.delete(k)
+    return true
+  }
+
+  /** Checks and spends in one step. */
   accept(code: string, nowMs = Date.now()): boolean {
+    const r = this.check(code, nowMs)
+    return 'key' in r && this.spend(r.key, nowMs)
+  }
+
+  /** The `counter:code` key of a current, unused code, or null. */
+  private match(code: string, nowMs: number): string | null {
     const digits = this.options.digits ?? 6
-    if (typeof code !== 'string' || !/^\d+$/.test(code) || code.length > digits) return false
+    if (typeof code !== 'string' || !/^\d+$/.test(code) || code.length > digits) return null
     // A code passed as a number loses its leading zeros.
     code = code.padStart(digits, '0')
     const period = this.options.period ?? 30
@@ -87,12 +128,8 @@ export class OtpGate {
       const c = counter + d
       if (c < 0) continue
       const expected = Buffer.from(hotp(this.secret, c, digits, this.options.algorithm))
-      if (timingSafeEqual(expected, Buffer.from(code)) && !this.used.has(`${c}:${code}`)) {
-        this.used.set(`${c}:${code}`, c)
-        for (const [k, at] of this.used) if (at < counter - window) this.used.delete(k)
-        return true
-      }
+      if (timingSafeEqual(expected, Buffer.from(code)) && !this.used.has(`${c}:${code}`)) return `${c}:${code}`
     }
-    return false
+    return null
   }
 }

@@ -8,6 +8,8 @@
  * sleeps for a minute holds no thread of the addon's pool.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { readdir, readFile } from 'node:fs/promises'
 import { StringDecoder } from 'node:string_decoder'
 
 export interface RunOptions {
@@ -25,6 +27,11 @@ export interface RunOptions {
   input?: string
   /** Told of the running child, so that an emergency stop can kill it. */
   registry?: ProcessRegistry
+  /**
+   * Also kill, when the call ends, every process that still carries this run's mark in
+   * its environment: those that left the process group (setsid, daemons). Linux only.
+   */
+  sweep?: boolean
 }
 
 export interface RunResult {
@@ -79,12 +86,31 @@ export function runProcess(options: RunOptions): Promise<RunResult> {
   const half = Math.max(1, Math.floor(options.maxOutputBytes / 2))
   const out = new HeadTail(half, half)
   const err = new HeadTail(half, half)
+  const result = (killed: RunResult['killed'], exit: { code: number | null; signal: string | null } | null): RunResult => {
+    const [outBudget, errBudget] = share(options.maxOutputBytes, out.seen, err.seen)
+    const stdout = out.text(outBudget)
+    const stderr = err.text(errBudget)
+    return {
+      exitCode: exit?.code ?? null,
+      signal: exit?.signal ?? null,
+      stdout: stdout.text,
+      stderr: stderr.text,
+      stdoutBytes: out.seen,
+      stderrBytes: err.seen,
+      truncated: stdout.cut || stderr.cut,
+      killed,
+      durationMs: Math.round(performance.now() - started),
+    }
+  }
+  // Cancelled (or stopped) before it began: nothing is started.
+  if (options.signal?.aborted) return Promise.resolve(result('aborted', null))
+  const mark = options.sweep && process.platform === 'linux' ? `${MARK}=${randomBytes(12).toString('hex')}` : null
   return new Promise((resolve, reject) => {
     let child: ChildProcess
     try {
       child = spawn(options.file, options.args, {
         cwd: options.cwd,
-        env: { ...options.env },
+        env: mark ? { ...options.env, [MARK]: mark.slice(MARK.length + 1) } : { ...options.env },
         // A new session and process group: `kill(-pid)` reaches every descendant that
         // did not leave it on purpose.
         detached: true,
@@ -117,20 +143,11 @@ export function runProcess(options: RunOptions): Promise<RunResult> {
       unregister()
       child.stdout?.destroy()
       child.stderr?.destroy()
-      const [outBudget, errBudget] = share(options.maxOutputBytes, out.seen, err.seen)
-      const stdout = out.text(outBudget)
-      const stderr = err.text(errBudget)
-      resolve({
-        exitCode: exit?.code ?? null,
-        signal: exit?.signal ?? null,
-        stdout: stdout.text,
-        stderr: stderr.text,
-        stdoutBytes: out.seen,
-        stderrBytes: err.seen,
-        truncated: stdout.cut || stderr.cut,
-        killed,
-        durationMs: Math.round(performance.now() - started),
-      })
+      const done = () => resolve(result(killed, exit))
+      // After a kill, every process is looked at; after a plain exit, only those started
+      // since the child (pids count up; a wrap of the pid space between the two is missed).
+      if (mark) sweep(mark, killed ? 0 : (child.pid ?? 0)).then(done, done)
+      else done()
     }
 
     child.stdout?.on('data', (chunk: Buffer) => out.push(chunk))
@@ -161,6 +178,41 @@ export function runProcess(options: RunOptions): Promise<RunResult> {
   })
 }
 
+/** The environment variable that marks a run's processes for the sweep. */
+const MARK = 'FSGATE_RUN'
+
+/**
+ * Kills every process above pid `after` whose environment carries `mark` (the
+ * `NAME=value` string), in a few passes in case one forks while it is read. Processes of other users, and those
+ * that cleared their environment on purpose, are out of its reach.
+ */
+async function sweep(mark: string, after: number): Promise<void> {
+  const needle = Buffer.from(`\0${mark}\0`)
+  const first = Buffer.from(`${mark}\0`)
+  for (let pass = 0; pass < 3; pass++) {
+    const pids = (await readdir('/proc')).filter((e) => /^\d+$/.test(e) && Number(e) > after && Number(e) !== process.pid)
+    const marked = await Promise.all(
+      pids.map(async (pid) => {
+        try {
+          const env = await readFile(`/proc/${pid}/environ`)
+          return env.includes(needle) || env.subarray(0, first.length).equals(first) ? Number(pid) : 0
+        } catch {
+          return 0
+        }
+      }),
+    )
+    const found = marked.filter((pid) => pid > 0)
+    if (found.length === 0) return
+    for (const pid of found) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+}
+
 /** Splits the output budget: a stream that needs less than half gives the rest to the other. */
 function share(keep: number, a: number, b: number): [number, number] {
   if (a + b <= keep) return [a, b]
@@ -186,14 +238,18 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 /**
  * The first `headMax` bytes and the last `tailMax` bytes of a stream, and how many it
- * had: memory stays at most `headMax + tailMax` plus one chunk whatever the child writes.
+ * had. Bytes are copied into one head buffer (grown by doubling up to `headMax`) and one
+ * ring buffer of `tailMax` (made when the head is full), so memory stays at most
+ * `headMax + tailMax` and each chunk costs a copy, however many tiny chunks come.
  */
 export class HeadTail {
   seen = 0
-  private readonly head: Buffer[] = []
-  private headBytes = 0
-  private tail: Buffer[] = []
-  private tailBytes = 0
+  private head = Buffer.alloc(0)
+  private headLen = 0
+  private ring: Buffer | null = null
+  /** Where the next tail byte goes in the ring. */
+  private ringPos = 0
+  private ringLen = 0
 
   constructor(
     private readonly headMax: number,
@@ -202,27 +258,40 @@ export class HeadTail {
 
   /** Bytes held now. */
   get held(): number {
-    return this.headBytes + this.tailBytes
+    return this.headLen + this.ringLen
+  }
+
+  /** Bytes allocated now. */
+  get allocated(): number {
+    return this.head.length + (this.ring?.length ?? 0)
   }
 
   push(chunk: Buffer): void {
     this.seen += chunk.length
-    if (this.headBytes < this.headMax) {
-      const take = Math.min(chunk.length, this.headMax - this.headBytes)
-      this.head.push(chunk.subarray(0, take))
-      this.headBytes += take
+    if (this.headLen < this.headMax) {
+      const take = Math.min(chunk.length, this.headMax - this.headLen)
+      if (this.headLen + take > this.head.length) {
+        const grown = Buffer.alloc(Math.min(this.headMax, Math.max(this.headLen + take, this.head.length * 2, 4096)))
+        this.head.copy(grown, 0, 0, this.headLen)
+        this.head = grown
+      }
+      chunk.copy(this.head, this.headLen, 0, take)
+      this.headLen += take
       chunk = chunk.subarray(take)
       if (chunk.length === 0) return
     }
-    this.tail.push(chunk)
-    this.tailBytes += chunk.length
-    while (this.tailBytes - this.tail[0].length >= this.tailMax) this.tailBytes -= this.tail.shift()!.length
-    if (this.tailBytes > this.tailMax * 2) {
-      // Many small chunks: compact, so the array does not grow either.
-      const joined = Buffer.concat(this.tail).subarray(this.tailBytes - this.tailMax)
-      this.tail = [Buffer.from(joined)]
-      this.tailBytes = joined.length
+    const ring = (this.ring ??= Buffer.alloc(this.tailMax))
+    if (chunk.length >= ring.length) {
+      chunk.copy(ring, 0, chunk.length - ring.length)
+      this.ringPos = 0
+      this.ringLen = ring.length
+      return
     }
+    const first = Math.min(chunk.length, ring.length - this.ringPos)
+    chunk.copy(ring, this.ringPos, 0, first)
+    chunk.copy(ring, 0, first)
+    this.ringPos = (this.ringPos + chunk.length) % ring.length
+    this.ringLen = Math.min(ring.length, this.ringLen + chunk.length)
   }
 
   /**
@@ -231,8 +300,8 @@ export class HeadTail {
    * breaks where one is near, and never inside a UTF-8 character.
    */
   text(budget: number): { text: string; cut: boolean } {
-    const headAll = Buffer.concat(this.head)
-    const tailAll = Buffer.concat(this.tail)
+    const headAll = this.head.subarray(0, this.headLen)
+    const tailAll = this.tail()
     if (this.seen <= budget && this.seen === headAll.length + tailAll.length) {
       return { text: decode(Buffer.concat([headAll, tailAll])), cut: false }
     }
@@ -241,6 +310,13 @@ export class HeadTail {
     const dropped = this.seen - headKeep.length - tailKeep.length
     const marker = `\n[... ${dropped.toLocaleString('en-US')} bytes of output omitted; ${this.seen.toLocaleString('en-US')} in all ...]\n`
     return { text: decode(headKeep) + marker + decode(tailKeep), cut: true }
+  }
+
+  /** The tail bytes in order. */
+  private tail(): Buffer {
+    if (!this.ring) return Buffer.alloc(0)
+    if (this.ringLen < this.ring.length) return this.ring.subarray(0, this.ringLen)
+    return Buffer.concat([this.ring.subarray(this.ringPos), this.ring.subarray(0, this.ringPos)])
   }
 }
 

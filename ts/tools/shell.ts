@@ -23,6 +23,8 @@ export interface ShellInput {
   grant_phrase?: string
 }
 
+const RISKS = ['low', 'medium', 'high'] as const
+
 /** The longest timeout a call may ask for, in seconds, unless limits.shellTimeoutSecs is longer. */
 const MAX_TIMEOUT_SECS = 600
 
@@ -90,7 +92,8 @@ function effect(input: ShellInput): CallEffect {
     sideEffect: true,
     // read_only runs low-risk commands only.
     write: c.risk !== 'low',
-    labels: [`shell:${c.risk}`],
+    // 'shell:medium' gates medium and high commands; 'shell:low' gates every command.
+    labels: RISKS.slice(0, RISKS.indexOf(c.risk) + 1).map((r) => `shell:${r}`),
     readOnlyMessage: `This session is read-only, so only low-risk commands run; this one is rated ${c.risk} (${c.reason}). Use a read-only command, or tell the user what you would run.`,
   }
 }
@@ -144,7 +147,14 @@ function refuseListed(c: Classification, ctx: ToolContext): void {
   for (const cmd of c.commands) {
     for (const name of [...cmd.wrappers, cmd.name]) {
       if (name === '') {
-        if (allowed) throw new FsgateError('COMMAND_DENIED', 'The command runs a program whose name is only known when it runs (a variable or substitution), which the allowed-commands list cannot admit. Name the program directly.', { data: { command: null } })
+        // Neither list can judge a program named by a variable, a substitution or a glob.
+        if (allowed || denied.length > 0) {
+          throw new FsgateError(
+            'COMMAND_DENIED',
+            'The command runs a program whose name is only known when it runs (a variable, substitution or glob), which the command lists cannot judge. Name the program directly.',
+            { data: { command: null } },
+          )
+        }
         continue
       }
       if (denied.includes(name)) {
@@ -176,6 +186,7 @@ async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
       maxOutputBytes: ctx.limits.shellOutputBytes,
       signal: ctx.signal,
       registry: ctx.processes,
+      sweep: true,
     })
   } catch (err) {
     throw new FsgateError('BACKEND_UNAVAILABLE', `The command could not be started (${err instanceof Error ? err.message : String(err)}).`)
