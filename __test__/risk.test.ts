@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { classifyCommand, type Risk } from '../ts/policy/risk.js'
-import { MAX_DEPTH, MAX_INPUT_BYTES, parseShell } from '../ts/policy/shell-parse.js'
+import { arithmeticAssignments, MAX_DEPTH, MAX_INPUT_BYTES, parseShell } from '../ts/policy/shell-parse.js'
 
 const LOW: string[] = [
   '',
@@ -153,6 +153,12 @@ const LOW: string[] = [
   'timeout 10 cargo test',
   'time npm test',
   './node_modules/.bin/vitest run',
+  // Compressors that only write to their output, list or test (they replace files otherwise).
+  'gzip -c big.log | wc -c',
+  'gzip -dc a.gz | head',
+  'gunzip < a.gz',
+  'xz -l a.xz',
+  'zstd -dc a.zst',
 ]
 
 const MEDIUM: string[] = [
@@ -291,6 +297,82 @@ const MEDIUM: string[] = [
   'mkdir out && cd out && touch a',
   '(( i++ ))',
   '[[ -f a || -f b ]]',
+  // Low-rated programs whose options or operands write files (read_only runs every low command).
+  'uniq in out',
+  "uniq - out <<'E'\nany content\nE",
+  'xxd -r hex out',
+  'xxd in out',
+  'shuf -o out in',
+  'sort -oout in',
+  'sort --output out in',
+  'sort --out=out in',
+  'sort -mo out a b',
+  'tree -o out',
+  'zstdcat a.zst -o out',
+  'file -C -m magic',
+  "sed -n 'w out' in",
+  "sed 's/a/b/w out' in",
+  "sed 's/[/]/x/gw out' in",
+  'sed -f edit.sed in',
+  'sed "$script" in',
+  'git log -1 --format=x --output=out',
+  'git diff --output=changes.diff',
+  'git show --outp=out HEAD',
+  // …or run programs.
+  'rg --pre ./preprocess x',
+  'rg --pre=./preprocess x',
+  'rg --hostname-bin ./x foo',
+  'fd -x touch pwned',
+  'fdfind -x touch pwned',
+  'fd --exec touch pwned',
+  'man -Pcat ls',
+  'git log -p --ext-diff',
+  'git diff --textconv',
+  'git grep -O./viewer foo',
+  'awk "$prog" f.txt',
+  'awk -l ordchr \'BEGIN { print 1 }\'',
+  "awk '@load \"x\"; BEGIN { print 1 }'",
+  "make --eval='x: ; touch y'",
+  'make SHELL=./evil',
+  // An argument only known when it runs where an option could be: `{-o,f}`, `$x`, `*`.
+  'sort {-o,out} in',
+  'sort $opts in',
+  'rg "$pattern" src',
+  'find . $action',
+  'git log $opts',
+  'tar -tf a.tar $opts',
+  // Variables set without NAME=value syntax.
+  "read GIT_CONFIG_PARAMETERS <<'E'\n'core.fsmonitor'='touch pwned'\nE\nexport GIT_CONFIG_PARAMETERS; git status",
+  'read PATH < dirs.txt',
+  'read -a LD_PRELOAD <<< x',
+  'for PATH in .; do ls; done',
+  'select PATH in a b; do ls; done',
+  'printf -v PATH %s .',
+  'mapfile -t PATH < f',
+  'getopts ab PATH',
+  'let PATH=10',
+  '[[ PATH=10 -eq 10 ]]',
+  'echo $((PATH=10)); ls',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
+  'echo ${PATH:=.}',
+  'export $assignment',
+  'declare -n ref=PATH',
+  "declare -i n='PATH=1'",
+  'RIPGREP_CONFIG_PATH=rc rg x',
+  'HOME=. git status',
+  // Commands that outlive the call.
+  'setsid sleep 30',
+  'nohup sleep 30 &',
+  'sleep 30 & disown',
+  // Repositories and builds outside the workspace run their own configuration.
+  'git -C /srv/other status',
+  'git --git-dir=/srv/other/.git log',
+  'git -C ../other status',
+  'cd /srv/app && git status',
+  'cd /srv/app && make',
+  'make -C /srv/other',
+  // dash reads bash syntax otherwise: here `>` redirects.
+  '[[ x =~ a>out ]]',
 ]
 
 const HIGH: string[] = [
@@ -419,6 +501,61 @@ const HIGH: string[] = [
   '[[ a > /etc/passwd ]]',
   '(( $# > 0 ))',
   'git $SUB',
+  // Writes outside the workspace, or into .git (whose config and hooks run programs).
+  'sort -o/etc/passwd in',
+  'uniq in /etc/x',
+  'shuf -o ~/.bashrc in',
+  'tree -o /etc/x',
+  "sed 's/a/b/w /etc/x' in",
+  'sed -i s/a/b/ /etc/hosts',
+  'git log --output=/etc/x',
+  "git log -1 --format='[core]%n%x09fsmonitor = touch pwned' --output=.git/config",
+  'git format-patch -o/etc HEAD~1',
+  'echo x > .git/config',
+  'cp evil .git/hooks/pre-commit',
+  'split -l 1 f /etc/x',
+  'csplit -f /etc/x f 1',
+  'zip /etc/x.zip f',
+  'gzip /etc/hosts',
+  'openssl genrsa -out /etc/key.pem 2048',
+  '/usr/bin/time -o /etc/x ls',
+  'flock /etc/lock ls',
+  // …and programs run by options.
+  "sed 's/x/y/e' in",
+  "sed '1e touch pwned' in",
+  "sed -e p -e 'e ls' in",
+  'tar -tf a -Irm',
+  'tar -xf a.tar -Iunzstd',
+  "tar xIf 'sh -c x' a.tar",
+  'tar -cf a.tar --use-comp=rm x',
+  'tar --to-com=sh -xf a.tar',
+  "zip -T -TT 'rm -rf x' a.zip f",
+  'zip a.zip f --unzip-command=x',
+  'script -q /dev/null',
+  'openssl s_client -connect example.com:443',
+  'ss -K dst 10.0.0.1',
+  'date --se=2020-01-01',
+  'systemd-run --user ls',
+  'start-stop-daemon --start --exec /bin/ls',
+  // Another process's environment, memory or files (the host's secrets).
+  'cat /proc/$PPID/environ',
+  'cat /proc/1/environ',
+  'strings /proc/*/environ',
+  'cat /proc/self/root/proc/1/environ',
+  "tr '\\0' '\\n' < /proc/$PPID/environ",
+  'xxd /proc/{1,2}/mem',
+  'cd /proc/1 && cat environ',
+  'ps eww',
+  'ps axe',
+  // A `cd` out of the workspace makes later relative writes outside it.
+  'cd /etc && echo x > passwd',
+  'cd .. && touch x',
+  'cd "$D" && echo x > f',
+  'cd && echo x >> .bashrc',
+  'pushd /etc; touch x',
+  'for d in a /etc; do echo x > f; cd $d; done',
+  'CDPATH=/ cd etc && echo x > passwd',
+  'env -C /etc touch x',
 ]
 
 /** Evasions: each must be rated high, and the command found under its wrappers. */
@@ -530,6 +667,30 @@ const EVASIONS: Array<[command: string, name: string, wrappers?: string[]]> = [
   ["trap 'rm x' EXIT", 'rm'],
   ["alias ls='rm -rf ~'", 'rm'],
   ['eval "rm x"', 'rm'],
+  // dash (Debian's sh) reads these bash constructs as other commands.
+  ["echo $'\\'; rm -f marker #'", 'rm'],
+  ['echo $[;rm -f marker;]', 'rm'],
+  ['[[ x =~ a|rm -f marker ]]', 'rm'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
+  ['echo "${x:-\'}"; rm -f marker; "\'}"', 'rm'],
+  // Quotes in arithmetic group, but what is in them is expanded (bash and dash).
+  ["echo $(( '$(rm x)' ))", 'rm'],
+  ["(( '$(rm x)' ))", 'rm'],
+  // Programs run by the options of programs that otherwise only read.
+  ['rg --pre rm x', 'rm', ['rg']],
+  ['fd -x rm', 'rm', ['fd']],
+  ['fd . -X rm {} \\;', 'rm', ['fd']],
+  ['fd --exec=rm', 'rm', ['fd']],
+  ['fdfind -Hxrm', 'rm', ['fdfind']],
+  ['sort --compress-program=rm in', 'rm', ['sort']],
+  ["man -P 'rm -rf x' ls", 'rm'],
+  ["ag --pager 'rm x' foo", 'rm'],
+  ["split --filter='rm -rf x' f", 'rm'],
+  ["mapfile -C 'rm x' -c 1 lines < f", 'rm'],
+  ["script -qc 'rm -rf x' /dev/null", 'rm'],
+  // GNU getopt takes a prefix of a long option.
+  ["env --split-s='rm -rf x'", 'rm', ['env']],
+  ['timeout --sig KILL 5 rm x', 'rm', ['timeout']],
 ]
 
 const PARSE_ERRORS: string[] = [
@@ -677,6 +838,15 @@ describe('parseShell', () => {
         assignments: [],
         redirects: [],
       },
+      // dash has no `$'…'`: a `$`, then a plain single-quoted string.
+      {
+        words: ['echo', 'a b', 'c"d', '$e\\tf', 'g$(h)i', '*.ts', '[ab]', '{a,b}', '{}', '~/x'],
+        dynamic: [false, false, false, false, true, false, false, true, false, false],
+        glob: [false, false, false, false, false, true, true, false, false, false],
+        assignments: [],
+        redirects: [],
+        dashOnly: true,
+      },
     ])
   })
 
@@ -726,7 +896,11 @@ describe('parseShell', () => {
   })
 
   it('tells arithmetic from nested subshells', () => {
-    expect(simple('((n=1))')).toEqual([{ words: [], dynamic: [], glob: [], assignments: ['n=1'], redirects: [], dashOnly: true }])
+    // bash assigns n in arithmetic; dash runs `n=1` in two nested subshells.
+    expect(simple('((n=1))')).toEqual([
+      { words: [], dynamic: [], glob: [], assignments: ['n='], redirects: [] },
+      { words: [], dynamic: [], glob: [], assignments: ['n=1'], redirects: [], dashOnly: true },
+    ])
     expect(simple('((ls) )').map((c) => c.words)).toEqual([['ls']])
     expect(simple('echo $((ls) )').map((c) => c.words)).toEqual([['ls'], ['echo', '$((ls) )']])
     expect(simple('echo $((1 + (2 * 3)))').map((c) => c.words)).toEqual([['echo', '$((1 + (2 * 3)))']])
@@ -736,32 +910,98 @@ describe('parseShell', () => {
     expect(simple('if a; then b; elif c; then d; else e; fi').map((c) => c.words[0])).toEqual(['a', 'b', 'c', 'd', 'e'])
     expect(simple('echo if then fi { }').map((c) => c.words)).toEqual([['echo', 'if', 'then', 'fi', '{', '}']])
     expect(simple('"if" x').map((c) => c.words)).toEqual([['if', 'x']])
-    expect(simple('for x in a b; do c; done; select y in d; do e; done').map((c) => c.words)).toEqual([['c'], ['e']])
+    // The loop variable is reported as an assignment.
+    expect(simple('for x in a b; do c; done; select y in d; do e; done').map((c) => [c.words, c.assignments])).toEqual([
+      [[], ['x=']],
+      [['c'], []],
+      [[], ['y=']],
+      [['e'], []],
+    ])
     expect(simple('case $x in a|b) c;; (d) e;& *) f;;& esac').map((c) => c.words)).toEqual([['c'], ['e'], ['f']])
     expect(simple('f() { a; }; function g { b; }; function h() ( c )').map((c) => c.words)).toEqual([['a'], ['b'], ['c']])
   })
 
   it('reads [[ … ]] operands as words, and also as dash reads them', () => {
+    // dash has no `[[`: `[[ -f a` fails, so what follows `&&` does not run; `( b || c ) ]]` is a syntax error.
     expect(simple('[[ -f a && ( b || c ) ]] && e')).toEqual([
       { words: ['[[', '-f', 'a', '&&', '(', 'b', '||', 'c', ')'], dynamic: Array(9).fill(false), glob: Array(9).fill(false), assignments: [], redirects: [] },
-      { words: ['c', ')'], dynamic: [false, false], glob: [false, false], assignments: [], redirects: [], dashOnly: true },
       { words: ['e'], dynamic: [false], glob: [false], assignments: [], redirects: [] },
     ])
-    expect(simple('[[ $x =~ ^(a|b)$ ]]')[0]!.words).toEqual(['[[', '$x', '=~', '^(a|b)$'])
-    // dash has no `[[`: `<` and `>` redirect, and what follows `||` runs.
-    const [test] = simple('[[ a > out ]]')
-    expect(test!.redirects).toEqual([{ op: '>', target: 'out', dynamic: false }])
-    expect(test!.dashOnly).toBe(true)
+    expect(simple('[[ $x =~ ^(a|b)$ ]]').map((c) => c.words)).toEqual([['[[', '$x', '=~', '^(a|b)$']])
+    // In dash `<` and `>` redirect, and what follows `||` or `|` runs.
+    expect(simple('[[ a > out ]]')).toEqual([
+      { words: ['[[', 'a', '>', 'out'], dynamic: Array(4).fill(false), glob: Array(4).fill(false), assignments: [], redirects: [] },
+      { words: ['[[', 'a', ']]'], dynamic: Array(3).fill(false), glob: Array(3).fill(false), assignments: [], redirects: [{ op: '>', target: 'out', dynamic: false }], dashOnly: true },
+    ])
+    expect(simple('[[ -n $x && $y == z ]]').map((c) => [c.words, c.dashOnly])).toEqual([
+      [['[[', '-n', '$x', '&&', '$y', '==', 'z'], undefined],
+      [['[[', '-n', '$x'], true],
+    ])
+    expect(simple('[[ a || rm x ]]').map((c) => [c.words, c.dashOnly])).toEqual([
+      [['[[', 'a', '||', 'rm', 'x'], undefined],
+      [['[[', 'a'], true],
+      [['rm', 'x', ']]'], true],
+    ])
+    expect(simple('[[ x =~ a|rm y ]]').map((c) => [c.words, c.dashOnly])).toEqual([
+      [['[[', 'x', '=~', 'a|rm', 'y'], undefined],
+      [['[[', 'x', '=~', 'a'], true],
+      [['rm', 'y', ']]'], true],
+    ])
   })
 
   it('reads ((…)) as arithmetic and, when it parses, as dash reads it (nested subshells)', () => {
     expect(simple('((rm x))').map((c) => [c.words, c.dashOnly])).toEqual([[['rm', 'x'], true]])
-    expect(simple('(( x = $(a) ))').map((c) => [c.words, c.dashOnly])).toEqual([
-      [['a'], undefined],
-      [['x', '=', '$(a)'], true],
+    expect(simple('(( x = $(a) ))').map((c) => [c.words, c.assignments, c.dashOnly])).toEqual([
+      [['a'], [], undefined],
+      [[], ['x='], undefined],
+      [['x', '=', '$(a)'], [], true],
     ])
     // When the inside is no command list, only the arithmetic reading stands.
     expect(simple('(( (a + b) * $(c) ))').map((c) => c.words)).toEqual([['c']])
+  })
+
+  it("reads bash's other extensions as dash does too", () => {
+    const dashOnly = (src: string) => simple(src).filter((c) => c.dashOnly).map((c) => [c.words, c.redirects.map((r) => `${r.op}${r.target}`)])
+    // `$'…'` ends at the first `'` in dash: what bash quotes runs there.
+    expect(dashOnly("echo $'\\'; rm -f m #'")).toEqual([
+      [['echo', '$\\'], []],
+      [['rm', '-f', 'm'], []],
+    ])
+    // `$[` is literal in dash, so `;` ends the command.
+    expect(dashOnly('echo $[;rm x;]')).toEqual([
+      [['echo', '$['], []],
+      [['rm', 'x'], []],
+      [[']'], []],
+    ])
+    // In double quotes bash pairs single quotes inside `${…}`; dash (and bash in POSIX mode) does not.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
+    expect(dashOnly(`echo "\${x:-'}"; rm m; "'}"`).map(([w]) => w)).toEqual([['echo', "${x:-'}"], ['rm', 'm'], ["'}"]])
+    // `&>` is `&` and `>` in dash: the command goes to the background, and the file is truncated.
+    expect(dashOnly('ls &> f')).toEqual([
+      [['ls'], []],
+      [[], ['>f']],
+    ])
+    // dash has none of `<<<`, `|&`, `;&`, `<(…)`, arrays, `function` or `select`: syntax errors, and nothing of their line runs…
+    for (const src of ['cat <<< x', 'a |& b', 'case a in a) b;& esac', 'cat <(ls)', 'x=(a b)', 'function f { a; }', 'select y in a; do b; done']) {
+      expect(dashOnly(`ls; ${src}`), src).toEqual([])
+    }
+    // …but the lines before do.
+    expect(dashOnly('touch a\ncat <(ls)')).toEqual([])
+    expect(simple('touch a\ncat <(ls)').map((c) => c.words)).toEqual([['touch', 'a'], ['ls'], ['cat', '<(ls)']])
+    // dash takes one digit before a redirection: `10>f` is the word 10 and `>f`.
+    expect(dashOnly('echo 10>f &>/dev/null')).toEqual([
+      [['echo', '10'], ['>f']],
+      [[], ['>/dev/null']],
+    ])
+  })
+
+  it('reports variables set without NAME=value', () => {
+    const set = (src: string) => simple(src).flatMap((c) => (c.words.length === 0 ? c.assignments : []))
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template
+    expect(set('echo $((PATH = 10)) $[LD_X++] ${GIT_X:=a} ${Y=b} ${Z:-c}')).toEqual(['PATH=', 'LD_X=', 'GIT_X=', 'Y='])
+    expect(set('exec {fd}>/dev/null')).toEqual(['fd='])
+    expect(set('(( a[i] += 1, --b, c == d, e <= f ))')).toEqual(['a=', 'b='])
+    expect(arithmeticAssignments('x = 1, y += 2, z++, --w, a[b = 1] = 2, p == q, r != s, $t = 3')).toEqual(['x', 'y', 'z', 'w', 'b', 'a'])
   })
 
   it('ignores comments and joins continued lines', () => {

@@ -2,7 +2,8 @@
 // against the JS globbers, the rg CLI and a pure-JS search, side by side in one run; then
 // the per-call cost of a small search, and the event loop while 16 searches run at once.
 // run.mjs calls benchSearch with its section and goal helpers, which print the tables
-// and collect the goals.
+// and collect the goals. The revka toolkits here drop that preset's budget of 20 calls an
+// hour (actionsPerHour: null): a benchmark makes thousands.
 import { spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
@@ -343,11 +344,11 @@ async function benchGlob(ctx, inputs, rg, genMs) {
 
   // Every candidate returns the list of paths; the figure is how many.
   const make = (root, off) => {
-    const revka = fsgate.createToolkit({ workspace: root, preset: 'revka', limits: ALL }).createSession()
+    const revka = fsgate.createToolkit({ workspace: root, preset: 'revka', policy: { actionsPerHour: null }, limits: ALL }).createSession()
     const claude = fsgate.createToolkit({ workspace: root, preset: 'claude-code', limits: ALL }).createSession()
     const walk = { includeHidden: off, includeIgnored: off }
     const input = off ? { pattern: '**/*', include_hidden: true, include_ignored: true } : { pattern: '**/*' }
-    const tk = fsgate.createToolkit({ workspace: root, preset: 'revka', limits: ALL })
+    const tk = fsgate.createToolkit({ workspace: root, preset: 'revka', policy: { actionsPerHour: null }, limits: ALL })
     const c = {
       fsgate: async () => {
         const r = ok('glob_search', await revka.call('glob_search', input))
@@ -465,7 +466,7 @@ async function parentRules(fsgate, rg, globby) {
   writeFileSync(path.join(dir, 'dist', 'a.js'), 'a\n')
   writeFileSync(path.join(dir, 'b.js'), 'b\n')
   const sees = (list) => list.includes('dist/a.js')
-  const r = ok('glob_search', await fsgate.createToolkit({ workspace: realpathSync(dir), preset: 'revka' }).createSession().call('glob_search', { pattern: '**/*' }))
+  const r = ok('glob_search', await fsgate.createToolkit({ workspace: realpathSync(dir), preset: 'revka', policy: { actionsPerHour: null } }).createSession().call('glob_search', { pattern: '**/*' }))
   const who = [`fsgate ${sees(r.data.files) ? 'lists it' : '**does not** list it'}`]
   if (rg.path) who.push(`rg ${sees(await runRg(rg, ['--files', '--no-require-git'], dir)) ? 'lists it' : 'does not'}`)
   who.push(`globby ${sees(await globby('**/*', { cwd: dir, gitignore: true })) ? 'lists it' : 'does not'}`)
@@ -549,7 +550,7 @@ async function benchGrep(ctx, tree, rg) {
   const { fsgate, section, goal } = ctx
   const { callNative, completer } = await import(path.join(ROOT, 'dist', 'native.js'))
   const root = tree.dir
-  const tk = fsgate.createToolkit({ workspace: root, preset: 'revka', limits: ALL })
+  const tk = fsgate.createToolkit({ workspace: root, preset: 'revka', policy: { actionsPerHour: null }, limits: ALL })
   const session = tk.createSession()
   const ignore = simpleIgnore(root)
   const rows = []
@@ -645,7 +646,7 @@ async function benchScoped(ctx, tree, rg) {
   const names = readdirSync(folder)
   const count = names.length
   const avg = names.reduce((a, n) => a + statSync(path.join(folder, n)).size, 0) / count
-  const tk = fsgate.createToolkit({ workspace: root, preset: 'revka' })
+  const tk = fsgate.createToolkit({ workspace: root, preset: 'revka', policy: { actionsPerHour: null } })
   const session = tk.createSession()
   const pattern = 'function'
   let expected
@@ -747,7 +748,7 @@ async function benchLoad(ctx, tree) {
   const { fsgate, section, goals, status } = ctx
   const root = tree.dir
   const small = path.join(root, SCOPED, readdirSync(path.join(root, SCOPED)).sort()[0])
-  const tk = fsgate.createToolkit({ workspace: root, preset: 'revka' })
+  const tk = fsgate.createToolkit({ workspace: root, preset: 'revka', policy: { actionsPerHour: null } })
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
   let stop = probe(small)

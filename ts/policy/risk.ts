@@ -9,19 +9,26 @@
  * wins. Each command is looked through its wrappers (`sudo env timeout 5 rm` is rm) and
  * its path (`/bin/rm` is rm) first. The rules are tables, so they read as the policy:
  * HIGH, MEDIUM, READ_ONLY, SHELL_STATE and RUNNERS for plain programs, WRAPPERS for
- * programs that run another one, and small functions in TOOLS for the programs whose
- * subcommand decides (git, npm, cargo…). Redirections and assignments count too: writing
- * into the workspace is medium, outside it high. A redirection with no program
+ * programs that run another one, OPTION_RULES for programs that only read unless an
+ * option writes a file or runs a program (`sort -o`, `rg --pre`), and small functions in
+ * TOOLS for the programs whose subcommand, options or script decide (git, sed, tar…).
+ * Redirections and assignments count too: writing into the workspace is medium, outside
+ * it (or into `.git`) high, and after a `cd` out of the workspace every relative write is
+ * outside. Setting a variable that changes which program runs (PATH, GIT_CONFIG_*…) is
+ * medium by any syntax (`read`, `for`, `export`, `printf -v`, arithmetic). Naming where
+ * keys live, or another process's `/proc` files, is high. A redirection with no program
  * (`{ …; } > f`) is rated but not listed in `commands`, which name programs only.
  *
  * It errs towards the higher rating: a program it does not know is medium, a command
  * name or subcommand that is only known when it runs (`$CMD`, `$(…)`, `{a,b}`, a glob)
- * is high, and so is anything it cannot parse. It does not follow values through
- * variables or files (`x='rm y'; $x` is high only because `$x` is dynamic).
+ * is high, an argument only known when it runs where an option of a program with risky
+ * options could be is medium, and anything it cannot parse is high. It does not follow
+ * values through variables or files (`x='rm y'; $x` is high only because `$x` is
+ * dynamic).
  */
 import path from 'node:path'
 
-import { parseShell, type Redirect, type SimpleCommand } from './shell-parse.js'
+import { arithmeticAssignments, parseShell, type Redirect, type SimpleCommand } from './shell-parse.js'
 
 export type Risk = 'low' | 'medium' | 'high'
 
@@ -48,8 +55,14 @@ export interface Classification {
 
 /** Rates a shell command string; never throws. */
 export function classifyCommand(command: string): Classification {
-  const ctx: Context = { commands: [], loose: [], depth: 0 }
-  const error = rateScript(command, ctx)
+  let ctx = newContext(false)
+  let error = rateScript(command, ctx)
+  // A `cd` out of the workspace anywhere (a loop or a function can run it before a write
+  // that comes earlier in the text): rate again, with every relative write outside.
+  if (ctx.leftWorkspace) {
+    ctx = newContext(true)
+    error = rateScript(command, ctx)
+  }
   if (error !== undefined) {
     return { risk: 'high', commands: ctx.commands, reason: `the command could not be parsed: ${error}`, parseError: error }
   }
@@ -150,6 +163,9 @@ const HIGH: Record<string, string> = {
   vipw: 'vipw changes user accounts',
   at: 'at schedules a command to run later',
   batch: 'batch schedules a command to run later',
+  'systemd-run': 'systemd-run runs a command as a service, outside the call',
+  daemon: 'daemon runs a command in the background, outside the call',
+  'start-stop-daemon': 'start-stop-daemon starts and stops background services',
   iptables: 'iptables changes the firewall',
   ip6tables: 'ip6tables changes the firewall',
   'iptables-restore': 'iptables-restore changes the firewall',
@@ -197,17 +213,6 @@ const MEDIUM: Record<string, string> = {
   mkfifo: 'mkfifo creates files',
   mknod: 'mknod creates device files',
   patch: 'patch changes files',
-  split: 'split writes files',
-  csplit: 'csplit writes files',
-  zip: 'zip writes an archive',
-  gzip: 'gzip replaces files with compressed ones',
-  gunzip: 'gunzip replaces files with decompressed ones',
-  bzip2: 'bzip2 replaces files with compressed ones',
-  bunzip2: 'bunzip2 replaces files with decompressed ones',
-  xz: 'xz replaces files with compressed ones',
-  unxz: 'unxz replaces files with decompressed ones',
-  zstd: 'zstd writes compressed files',
-  unzstd: 'unzstd writes decompressed files',
   '7z': '7z writes or extracts archives',
   unrar: 'unrar extracts files',
   npx: 'npx downloads and runs a package',
@@ -217,6 +222,17 @@ const MEDIUM: Record<string, string> = {
   pipx: 'pipx installs and runs packages',
   open: 'open opens files or programs',
   'xdg-open': 'xdg-open opens files or programs',
+  disown: 'disown lets a background job outlive the shell',
+  tmux: 'tmux starts a session that outlives the call and runs commands',
+  screen: 'screen starts a session that outlives the call and runs commands',
+  vi: 'vi edits files and can run commands',
+  vim: 'vim edits files and can run commands',
+  nvim: 'nvim edits files and can run commands',
+  view: 'view can write files and run commands',
+  ex: 'ex edits files and can run commands',
+  ed: 'ed edits files and can run commands',
+  emacs: 'emacs edits files and can run commands',
+  nano: 'nano edits files',
 }
 
 /** Commands that only read or print. */
@@ -224,7 +240,7 @@ const READ_ONLY = new Set([
   'ls', 'dir', 'vdir', 'cat', 'tac', 'nl', 'head', 'tail', 'less', 'more', 'wc', 'grep', 'egrep',
   'fgrep', 'rg', 'ag', 'ack', 'fd', 'fdfind', 'tree', 'stat', 'file', 'du', 'df', 'pwd', 'echo',
   'printf', 'cal', 'whoami', 'id', 'groups', 'uname', 'which', 'whereis', 'type', 'true', 'false',
-  'test', '[', '[[', 'uniq', 'cut', 'tr', 'diff', 'cmp', 'comm', 'jq', 'basename', 'dirname',
+  'test', '[', 'uniq', 'cut', 'tr', 'diff', 'cmp', 'comm', 'jq', 'basename', 'dirname',
   'realpath', 'readlink', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'md5sum',
   'b2sum', 'cksum', 'sum', 'shasum', 'md5', 'xxd', 'od', 'hexdump', 'hd', 'strings', 'seq',
   'sleep', 'expr', 'ps', 'pgrep', 'pstree', 'top', 'free', 'uptime', 'nproc', 'lsof', 'lscpu',
@@ -238,7 +254,7 @@ const READ_ONLY = new Set([
 const SHELL_STATE = new Set([
   'cd', 'pushd', 'popd', 'dirs', 'set', 'unset', 'shift', 'return', 'exit', 'break', 'continue',
   'wait', 'read', 'mapfile', 'readarray', ':', 'umask', 'ulimit', 'getopts', 'let', 'jobs', 'fg',
-  'bg', 'disown', 'times', 'unalias', 'shopt',
+  'bg', 'times', 'unalias', 'shopt',
 ])
 
 /** Build and test runners: low, like Revka's default, so `cargo test` runs unasked (SPEC §3.8). */
@@ -258,8 +274,13 @@ const CODE_VARIABLES = new Set([
   'GIT_ASKPASS', 'GIT_EXTERNAL_DIFF', 'GIT_PROXY_COMMAND', 'GIT_DIR', 'GIT_WORK_TREE',
   'SSH_ASKPASS', 'EDITOR', 'VISUAL', 'PAGER', 'MANPAGER', 'LESSOPEN', 'LESSCLOSE', 'BROWSER',
   'RUSTC_WRAPPER', 'RUSTC', 'CC', 'CXX', 'MAKEFLAGS', 'JAVA_TOOL_OPTIONS', 'NPM_CONFIG_SCRIPT_SHELL',
+  // Where git, shells and tools find their configuration, which names programs to run.
+  'HOME', 'XDG_CONFIG_HOME', 'ZDOTDIR', 'GIT_TEMPLATE_DIR', 'GIT_SEQUENCE_EDITOR', 'SHELL',
+  // Options and configuration files of programs rated by their options here.
+  'TAR_OPTIONS', 'MANOPT', 'RIPGREP_CONFIG_PATH', 'RUSTFLAGS', 'RUSTDOCFLAGS', 'CARGO_ENCODED_RUSTFLAGS', 'MAKEFILES',
+  '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS', 'GCONV_PATH', 'TEXTDOMAIN', 'TEXTDOMAINDIR',
 ])
-const CODE_VARIABLE_PREFIXES = ['LD_', 'DYLD_', 'GIT_CONFIG']
+const CODE_VARIABLE_PREFIXES = ['LD_', 'DYLD_', 'GIT_CONFIG', 'NPM_CONFIG_', 'npm_config_', 'CARGO_TARGET_', 'CARGO_BUILD_']
 
 // ---- the walk --------------------------------------------------------------------
 
@@ -269,6 +290,14 @@ interface Context {
   loose: Verdict[]
   /** How deep in scripts-within-commands (`sh -c`, `find -exec`) the walk is. */
   depth: number
+  /** The script changes folder to one that may be outside the workspace (`cd /etc`, `cd ..`, `cd "$d"`). */
+  leftWorkspace: boolean
+  /** Rate relative paths as outside the workspace (the second pass, after such a `cd`). */
+  outside: boolean
+}
+
+function newContext(outside: boolean): Context {
+  return { commands: [], loose: [], depth: 0, leftWorkspace: false, outside }
 }
 
 /** A word of a command line. */
@@ -291,9 +320,9 @@ function rateScript(script: string, ctx: Context): string | undefined {
 }
 
 function rateSimple(cmd: SimpleCommand, ctx: Context): void {
-  const side: Verdict[] = cmd.redirects.map(rateRedirect)
+  const side: Verdict[] = cmd.redirects.map((r) => rateRedirect(r, ctx))
   for (const a of cmd.assignments) {
-    const v = rateAssignment(a)
+    const v = rateAssignment(a, ctx)
     if (v) side.push(v)
   }
   if (cmd.words.length === 0) {
@@ -303,7 +332,7 @@ function rateSimple(cmd: SimpleCommand, ctx: Context): void {
   const args = cmd.words.map((text, i) => ({ text, dynamic: cmd.dynamic[i]!, glob: cmd.glob[i]! }))
   rateArgv(args, ctx, side, [], cmd.redirects)
   const rated = ctx.commands[ctx.commands.length - 1]!
-  if (cmd.dashOnly && rated.risk !== 'low') rated.reason += ' (if sh is dash, which has no `((` or `[[`)'
+  if (cmd.dashOnly && rated.risk !== 'low') rated.reason += ' (as dash reads it: dash reads this bash syntax as other commands)'
 }
 
 /** Rates one command line (after its wrappers) and records it in `ctx.commands`. */
@@ -344,6 +373,8 @@ function rateArgv(args: Arg[], ctx: Context, side: Verdict[], wrappers: string[]
   }
   const secret = [...argv.slice(1).map((a) => a.text), ...redirects.map((r) => r.target)].find(touchesCredentials)
   if (secret !== undefined) extra.push(high(`${secret} holds credentials`))
+  const peek = [...argv.slice(1), ...redirects.map((r) => ({ text: r.target, dynamic: r.dynamic, glob: false }))].find(readsOtherProcess)
+  if (peek !== undefined) extra.push(high(`${peek.text} reads another process's memory, environment or files`))
   const top = worst(main, ...extra, ...side)
   ctx.commands.push({ name: argv[0]!.dynamic || argv[0]!.glob ? '' : name, wrappers, argv: argv.map((a) => a.text), risk: top.risk, reason: top.reason })
 }
@@ -393,6 +424,12 @@ interface WrapperSpec {
   joinsUnless?: string[]
   /** After the operands, these options take a script for `sh -c` (`flock file -c 'cmd'`). */
   scriptOptions?: string[]
+  /** Options whose value is a file it writes (`time -o file`). */
+  writes?: string[]
+  /** Options whose value is the folder the command runs in (`env -C dir`). */
+  chdir?: string[]
+  /** Its operand is a file it creates (flock's lock file). */
+  createsOperand?: boolean
   /** The wrapper's own rating, which counts as well. */
   own?: Verdict
   /** The rating when no command follows. */
@@ -407,6 +444,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     assignments: true,
     dash: true,
     split: ['-S', '--split-string'],
+    chdir: ['-C', '--chdir'],
     flagged: { '-P': medium('env -P changes where the program is looked up') },
     alone: low('env prints the environment'),
   },
@@ -415,6 +453,7 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     long: ['--user', '--group', '--prompt', '--close-from', '--chdir', '--role', '--type', '--other-user', '--command-timeout', '--host', '--chroot'],
     assignments: true,
     noCommand: { '-e': high('sudo -e edits files as root'), '--edit': high('sudo -e edits files as root') },
+    chdir: ['-D', '--chdir'],
     own: high('sudo runs the command as root'),
     alone: high('sudo runs a shell as root'),
   },
@@ -436,12 +475,12 @@ const WRAPPERS: Record<string, WrapperSpec> = {
     alone: low('chrt with no command prints help'),
   },
   taskset: { operands: 1, noCommand: { '-p': medium('taskset -p changes a running process'), '--pid': medium('taskset -p changes a running process') }, alone: low('taskset with no command prints help') },
-  nohup: { alone: low('nohup with no command does nothing') },
-  time: { valued: 'fo', long: ['--format', '--output'], alone: low('time with no command does nothing') },
+  nohup: { own: medium('nohup keeps the command running after the shell ends'), alone: low('nohup with no command does nothing') },
+  time: { valued: 'fo', long: ['--format', '--output', '--append'], writes: ['-o', '--output'], alone: low('time with no command does nothing') },
   stdbuf: { valued: 'ioe', long: ['--input', '--output', '--error'], alone: low('stdbuf with no command does nothing') },
-  setsid: { alone: low('setsid with no command does nothing') },
+  setsid: { own: medium('setsid starts a process that outlives the call'), alone: low('setsid with no command does nothing') },
   unbuffer: { alone: low('unbuffer with no command does nothing') },
-  flock: { valued: 'wE', long: ['--timeout', '--wait', '--conflict-exit-code'], operands: 1, scriptOptions: ['-c', '--command'], alone: low('flock only takes a lock') },
+  flock: { valued: 'wE', long: ['--timeout', '--wait', '--conflict-exit-code'], operands: 1, createsOperand: true, scriptOptions: ['-c', '--command'], alone: low('flock only takes a lock') },
   watch: { valued: 'nq', long: ['--interval', '--equexit'], joinsUnless: ['-x', '--exec'], alone: low('watch with no command prints help') },
   xargs: {
     valued: 'ILnPsEda',
@@ -463,6 +502,13 @@ function unwrap(spec: WrapperSpec, args: Arg[], ctx: Context, extra: Verdict[]):
   let joins = spec.joinsUnless !== undefined
   // A short option's value is the rest of its cluster (`-uroot`) or the next word.
   const valueAfter = (j: number, arg: Arg) => (j + 1 < arg.text.length ? { ...arg, text: arg.text.slice(j + 1) } : args[++i])
+  /** What an option's value does, besides being skipped. */
+  const onValue = (flag: string, value: Arg | undefined) => {
+    if (!value) return
+    if (spec.writes?.includes(flag)) extra.push(writeTarget(value, `${flag} writes`, ctx))
+    if (spec.chdir?.includes(flag) && leavesWorkspace(value)) ctx.leftWorkspace = true
+  }
+  const longNames = [...(spec.split ?? []), ...Object.keys(spec.noCommand ?? {}), ...(spec.long ?? []), ...Object.keys(spec.flagged ?? {}), ...(spec.joinsUnless ?? [])].filter((n) => n.startsWith('--'))
   for (; i < args.length; i++) {
     const arg = args[i]!
     const t = arg.text
@@ -472,7 +518,9 @@ function unwrap(spec: WrapperSpec, args: Arg[], ctx: Context, extra: Verdict[]):
     }
     if (t === '-' && spec.dash) continue
     if (arg.dynamic || !t.startsWith('-') || t === '-') break
-    const key = t.startsWith('--') ? t.split('=', 1)[0]! : undefined
+    // GNU getopt takes any unambiguous prefix of a long option: `env --split-s='rm x'`.
+    const given = t.startsWith('--') ? t.split('=', 1)[0]! : undefined
+    const key = given && (longNames.includes(given) ? given : given.length > 2 ? (longNames.find((n) => n.startsWith(given)) ?? given) : given)
     const letters = key ? [key] : [...t.slice(1)].map((c) => '-' + c)
     for (const [j, flag] of letters.entries()) {
       const done = spec.noCommand?.[flag]
@@ -481,8 +529,9 @@ function unwrap(spec: WrapperSpec, args: Arg[], ctx: Context, extra: Verdict[]):
       if (raised) extra.push(raised)
       if (spec.joinsUnless?.includes(flag)) joins = false
       if (key) {
-        const value = t.includes('=') ? { text: t.slice(key.length + 1), dynamic: arg.dynamic, glob: false } : spec.long?.includes(key) ? args[++i] : undefined
+        const value = t.includes('=') ? { text: t.slice(given!.length + 1), dynamic: arg.dynamic, glob: false } : spec.long?.includes(key) ? args[++i] : undefined
         if (value && spec.split?.includes(key)) return splitInto(value, args.slice(i + 1), ctx)
+        onValue(key, value)
         break
       }
       const letter = flag[1]!
@@ -490,14 +539,17 @@ function unwrap(spec: WrapperSpec, args: Arg[], ctx: Context, extra: Verdict[]):
       if (spec.valued?.includes(letter)) {
         const value = valueAfter(j + 1, arg)
         if (value && spec.split?.includes(flag)) return splitInto(value, args.slice(i + 1), ctx)
+        onValue(flag, value)
         break
       }
     }
   }
-  i += Math.min(spec.operands ?? 0, args.length - i)
+  const operands = args.slice(i, i + Math.min(spec.operands ?? 0, args.length - i))
+  if (spec.createsOperand) for (const file of operands) extra.push(writeTarget(file, 'creates', ctx))
+  i += operands.length
   if (spec.assignments) {
     for (; i < args.length && !args[i]!.dynamic && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[i]!.text); i++) {
-      const v = rateAssignment(args[i]!.text)
+      const v = rateAssignment(args[i]!.text, ctx)
       if (v) extra.push(v)
     }
   }
@@ -555,37 +607,96 @@ function touchesCredentials(word: string): boolean {
   return CREDENTIAL_PARTS.some((seq) => parts.some((_, i) => seq.every((s, j) => parts[i + j] === s)))
 }
 
+/**
+ * `/proc/<pid>/…` of a process other than the command's own: `/proc/1/environ`,
+ * `/proc/$PPID/mem`, or a glob whose pid part may match one. That is another process's
+ * environment, memory or open files, such as the host's own variables (the command's
+ * environment is cleared, its parent's is not). `/proc/self` is the reading program.
+ */
+function readsOtherProcess(arg: Arg): boolean {
+  // Any `proc` folder followed by a process: also `/proc/self/root/proc/1/…` and `if=/proc/1/mem`.
+  const parts = path.posix.normalize(arg.text).split(/[/=:]+/)
+  return parts.some((p, i) => {
+    const next = parts[i + 1]
+    if (next === undefined || next === 'self' || next === 'thread-self') return false
+    return matches(p, 'proc', arg.glob) && (/^\d+$/.test(next) || (arg.dynamic && /[$`{]/.test(next)) || (arg.glob && globMayMatch(next, '1')))
+  })
+}
+
+/** Whether `part` is `name`, or (for a glob word) a pattern that may match it. */
+function matches(part: string, name: string, glob: boolean): boolean {
+  return part === name || (glob && globMayMatch(part, name))
+}
+
+/** Whether the glob `pattern` may match `name`; a pattern too long or odd to check may. */
+function globMayMatch(pattern: string, name: string): boolean {
+  if (!/[*?[]/.test(pattern)) return pattern === name
+  if (pattern.length > 64 || pattern.includes('[:')) return true
+  let re = ''
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!
+    if (c === '*') re += '.*'
+    else if (c === '?') re += '.'
+    else if (c === '[' && pattern.indexOf(']', i + 2) > 0) {
+      const end = pattern.indexOf(']', i + 2)
+      re += `[${pattern.slice(i + 1, end).replace(/^!/, '^').replace(/[\\\]]/g, '\\$&')}]`
+      i = end
+    } else re += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  }
+  try {
+    // A short pattern against a shorter name: matching cannot take long.
+    return new RegExp(`^${re}$`).test(name)
+  } catch {
+    return true
+  }
+}
+
 /** Files that writing to changes nothing. */
 const SINKS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty'])
 
-function rateRedirect(r: Redirect): Verdict {
+function rateRedirect(r: Redirect, ctx: Context): Verdict {
   if (r.op === '<' || r.op === '<<' || r.op === '<<-' || r.op === '<<<') return low('reads its input from a file or here-document')
   if ((r.op === '>&' || r.op === '<&') && !r.dynamic && /^(\d+|-)$/.test(r.target)) return low('duplicates a file descriptor')
   if (r.op === '<&') return low('reads its input from a file descriptor')
-  return writeTarget({ text: r.target, dynamic: r.dynamic, glob: false }, `\`${r.op}\` writes`)
+  return writeTarget({ text: r.target, dynamic: r.dynamic, glob: false }, `\`${r.op}\` writes`, ctx)
 }
 
-/** The rating of writing to `target`: a file in the workspace is medium, one outside it high. */
-function writeTarget(target: Arg, what: string): Verdict {
+/**
+ * The rating of writing to `target`: a file in the workspace is medium, one outside it
+ * high. So is one in `.git`, whose config and hooks name programs that git runs.
+ */
+function writeTarget(target: Arg, what: string, ctx: Context): Verdict {
   const p = target.text
   if (target.dynamic) {
     // `out/$name` stays in the folder whatever `$name` is; `$dir/x` or `../$x` may not.
-    const unknown = /^[$~/`]/.test(p) || path.posix.normalize(p).startsWith('..')
-    return unknown ? high(`${what} to a path that is only known when the command runs`) : medium(`${what} to ${p}`)
+    const unknown = /^[$~/`{]/.test(p) || path.posix.normalize(p).startsWith('..')
+    if (unknown) return high(`${what} to a path that is only known when the command runs`)
+  } else {
+    if (SINKS.has(p) || /^\/dev\/fd\/\d+$/.test(p)) return low(`${what} to ${p}, which keeps nothing`)
+    if (p.startsWith('~')) return high(`${what} to ${p}, in the home folder`)
+    const norm = path.posix.normalize(p)
+    if (path.posix.isAbsolute(norm)) {
+      return norm === '/tmp' || norm.startsWith('/tmp/') ? medium(`${what} to ${p}`) : high(`${what} to ${p}, outside the workspace`)
+    }
+    if (norm === '..' || norm.startsWith('../')) return high(`${what} to ${p}, outside the working folder`)
   }
-  if (SINKS.has(p) || /^\/dev\/fd\/\d+$/.test(p)) return low(`${what} to ${p}, which keeps nothing`)
-  if (p.startsWith('~')) return high(`${what} to ${p}, in the home folder`)
-  const norm = path.posix.normalize(p)
-  if (path.posix.isAbsolute(norm)) {
-    return norm === '/tmp' || norm.startsWith('/tmp/') ? medium(`${what} to ${p}`) : high(`${what} to ${p}, outside the workspace`)
-  }
-  if (norm === '..' || norm.startsWith('../')) return high(`${what} to ${p}, outside the working folder`)
+  if (ctx.outside) return high(`${what} to ${p}, which is outside the workspace after the script's \`cd\``)
+  if (path.posix.normalize(p).split('/').includes('.git')) return high(`${what} to ${p}, in git's own folder (its config and hooks run programs)`)
   return medium(`${what} to ${p}`)
 }
 
 /** `NAME=value`: medium when the variable changes which program runs or what it loads. */
-function rateAssignment(assignment: string): Verdict | undefined {
-  const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(assignment)?.[0] ?? ''
+function rateAssignment(assignment: string, ctx: Context): Verdict | undefined {
+  return rateVariable(/^[A-Za-z_][A-Za-z0-9_]*/.exec(assignment)?.[0] ?? '', ctx)
+}
+
+/**
+ * Setting the variable `name`, by any syntax: `NAME=value`, `export`, `read`, `for NAME
+ * in`, `printf -v`, arithmetic… Medium when it changes which program runs or what code
+ * it loads; CDPATH also sends a later `cd` out of the workspace.
+ */
+function rateVariable(name: string, ctx: Context): Verdict | undefined {
+  if (name === 'CDPATH') ctx.leftWorkspace = true
   if (CODE_VARIABLES.has(name) || CODE_VARIABLE_PREFIXES.some((p) => name.startsWith(p))) {
     return medium(`setting ${name} changes which programs run or what code they load`)
   }
@@ -610,6 +721,18 @@ type Rule = (call: Call) => Verdict
 
 function rateProgram(name: string, argv: Arg[], ctx: Context, redirects: readonly Redirect[], byPath: boolean): Verdict {
   const canonical = canonicalName(name)
+  const v = rateProgramHere(name, canonical, argv, ctx, redirects, byPath)
+  // A build or test in another folder runs that folder's code (its Makefile, package.json, .git/config).
+  if (v.risk === 'low' && ctx.outside && (PROJECT_RUNNERS.has(canonical) || RUNNERS.has(canonical))) {
+    return medium(`${name} runs the build, tests or configuration of a folder outside the workspace (after the script's \`cd\`)`)
+  }
+  return v
+}
+
+/** Programs whose low rating holds only in the workspace: they run the code and configuration of the folder they run in. */
+const PROJECT_RUNNERS = new Set(['npm', 'yarn', 'pnpm', 'bun', 'deno', 'cargo', 'go', 'git', 'mvn', 'gradle', 'python', 'node'])
+
+function rateProgramHere(name: string, canonical: string, argv: Arg[], ctx: Context, redirects: readonly Redirect[], byPath: boolean): Verdict {
   const args = argv.slice(1)
   const rule = lookup(TOOLS, canonical)
   if (rule) return rule({ name: canonical, args, words: args.map((a) => a.text), ctx, redirects })
@@ -618,7 +741,7 @@ function rateProgram(name: string, argv: Arg[], ctx: Context, redirects: readonl
   const changes = lookup(MEDIUM, canonical)
   if (changes) {
     const written = lookup(WRITES, canonical)
-    return worst(medium(changes), ...(written ? writtenPaths(args, written).map((a) => writeTarget(a, name)) : []))
+    return worst(medium(changes), ...(written ? writtenPaths(args, written).map((a) => writeTarget(a, name, ctx)) : []))
   }
   if (READ_ONLY.has(canonical)) return low(`${name} only reads or prints`)
   if (SHELL_STATE.has(canonical)) return low(`${name} only changes the shell's own state`)
@@ -658,6 +781,14 @@ function hasFlag(words: readonly string[], ...flags: string[]): boolean {
   )
 }
 
+/** Whether `words` holds one of the long options `names`, or a prefix of one (GNU getopt takes `--se` for `--set`). */
+function hasLong(words: readonly string[], ...names: string[]): boolean {
+  return words.some((w) => {
+    const key = w.split('=', 1)[0]!
+    return w.startsWith('--') && key.length > 3 && names.some((n) => n.startsWith(key))
+  })
+}
+
 /** The index of the first operand: past the options, and the values of those in `valued`. */
 function firstOperand(args: readonly Arg[], valued: readonly string[] = []): number {
   for (let i = 0; i < args.length; i++) {
@@ -675,6 +806,101 @@ function subcommand(call: Call, i: number): string | Verdict {
   if (sub === undefined) return ''
   if (sub.dynamic || sub.glob) return high(`the ${call.name} command \`${sub.text}\` is only known when it runs`)
   return sub.text
+}
+
+// ---- options ---------------------------------------------------------------------
+
+/**
+ * How a program reads its options, enough to find those that write files or run
+ * programs. GNU style: short options in clusters (`-abc`), a value attached (`-ofile`) or
+ * in the next word, long options as `--name=value` or `--name value`, any unambiguous
+ * prefix of a long name (`--out` is `--output`), options after operands too, and `--`
+ * ending them. A prefix of several names is read as the first valued one: the program
+ * itself refuses an ambiguous prefix, so nothing is missed by guessing.
+ */
+interface OptionSpec {
+  /** Short options that take a value, as letters. */
+  short?: string
+  /** Short options whose value can only be attached (`sed -i.bak`): the rest of the cluster. */
+  attached?: string
+  /** Long options that take a value, with their dashes (xxd's single-dash `-cols` too). */
+  long?: readonly string[]
+  /** Long options without a value, so that their prefixes are not read as valued ones. */
+  flags?: readonly string[]
+}
+
+interface Option {
+  /** `-o`, or the full long name (`--output` for `--out`). */
+  name: string
+  value?: Arg
+}
+
+interface Scanned {
+  options: Option[]
+  operands: Arg[]
+  /** The first word only known when it runs (`$x`, `{-o,f}`, `*`) where an option could be. */
+  unknown?: Arg
+}
+
+function scanOptions(args: readonly Arg[], spec: OptionSpec): Scanned {
+  const out: Scanned = { options: [], operands: [] }
+  const long = spec.long ?? []
+  const names = [...long, ...(spec.flags ?? [])]
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const t = arg.text
+    if (t === '--') {
+      out.operands.push(...args.slice(i + 1))
+      break
+    }
+    if (mayBeOption(arg)) out.unknown ??= arg
+    const eq = t.indexOf('=')
+    const key = eq < 0 ? t : t.slice(0, eq)
+    if (t.startsWith('--') || long.includes(key)) {
+      const name = names.includes(key) ? key : key.length > 2 ? (names.find((n) => n.startsWith(key)) ?? key) : key
+      if (!long.includes(name)) out.options.push({ name })
+      else out.options.push({ name, value: eq >= 0 ? { ...arg, text: t.slice(eq + 1) } : args[++i] })
+    } else if (t.length > 1 && t.startsWith('-')) {
+      for (let j = 1; j < t.length; j++) {
+        const letter = t[j]!
+        const valued = spec.short?.includes(letter)
+        if (!valued && !spec.attached?.includes(letter)) {
+          out.options.push({ name: `-${letter}` })
+          continue
+        }
+        const rest = j + 1 < t.length ? { ...arg, text: t.slice(j + 1) } : valued ? args[++i] : undefined
+        out.options.push(rest ? { name: `-${letter}`, value: rest } : { name: `-${letter}` })
+        break
+      }
+    } else out.operands.push(arg)
+  }
+  return out
+}
+
+/**
+ * A word that may turn into an option when it runs: one that starts with an expansion
+ * (`"$x"` may be `--output=f`), a brace list (bash makes `{-o,f}` two words) or a glob (a
+ * file may be named `-ofile`).
+ */
+function mayBeOption(arg: Arg): boolean {
+  return (arg.dynamic && /^[$`{]/.test(arg.text)) || (arg.glob && /^[*?[]/.test(arg.text))
+}
+
+/** The options of `scanned` named in `names`. */
+function optionsNamed(scanned: Scanned, names: readonly string[]): Option[] {
+  return scanned.options.filter((o) => names.includes(o.name))
+}
+
+/** Medium when `scanned` has a word that may be an option (see mayBeOption). */
+function unknownOption(scanned: Scanned, name: string): Verdict | undefined {
+  const w = scanned.unknown
+  return w && medium(`${name} is given \`${w.text}\`, only known when it runs, which may be an option that writes files or runs programs`)
+}
+
+/** Rates an option whose value is a program to run (`rg --pre cmd`): medium, and the program is rated too. */
+function runsOption(o: Option, name: string, ctx: Context): Verdict {
+  const program = o.value ?? { text: '', dynamic: false, glob: false }
+  return worst(medium(`${name} ${o.name} runs the program ${program.text}`), program.text === '' ? undefined : rateNestedArgv([program], ctx, name))
 }
 
 // ---- interpreters ----------------------------------------------------------------
@@ -862,7 +1088,7 @@ function gitConfigKey(pair: string, where: string): Verdict | undefined {
 const GIT_VALUED = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--list-cmds']
 
 function git(call: Call): Verdict {
-  const { args, words } = call
+  const { args, words, ctx } = call
   const extra: (Verdict | undefined)[] = []
   let i = 0
   for (; i < args.length && words[i]!.startsWith('-') && !args[i]!.dynamic; i++) {
@@ -871,6 +1097,11 @@ function git(call: Call): Verdict {
     if (t === '-c' || t === '--config-env') extra.push(gitConfigKey(words[i + 1] ?? '', `git ${t}`))
     if (t.startsWith('--config-env=')) extra.push(gitConfigKey(t.slice(13), 'git --config-env'))
     if (t.startsWith('--exec-path=')) extra.push(high('git --exec-path runs git programs from another folder'))
+    const key = t.split('=', 1)[0]!
+    if (key === '-C' || key === '--git-dir' || key === '--work-tree') {
+      const value = t.includes('=') ? { ...args[i]!, text: t.slice(key.length + 1) } : args[i + 1]
+      extra.push(value && gitRepository(value, key))
+    }
     if (GIT_VALUED.includes(t)) i++
   }
   const sub = subcommand(call, i)
@@ -885,7 +1116,46 @@ function git(call: Call): Verdict {
     if (hasFlag(rest, '-u')) extra.push(high('git clone -u runs a program'))
     for (const [j, w] of rest.entries()) if (w === '-c' || w === '--config') extra.push(gitConfigKey(rest[j + 1] ?? '', 'git clone -c'))
   }
+  extra.push(...gitOutputs(sub, args.slice(i + 1), ctx))
   return worst(gitSubcommand(sub, rest, call, i + 1), ...extra)
+}
+
+/** `git -C dir`, `--git-dir`, `--work-tree`: a repository outside the workspace has its own config, which can run programs. */
+function gitRepository(dir: Arg, option: string): Verdict | undefined {
+  const norm = path.posix.normalize(dir.text)
+  const outside = dir.dynamic || dir.glob || dir.text.startsWith('~') || path.posix.isAbsolute(norm) || norm === '..' || norm.startsWith('../')
+  return outside ? medium(`git ${option} ${dir.text} works on a repository outside the workspace, whose configuration can run programs`) : undefined
+}
+
+/**
+ * What a git subcommand's options write or run, whatever the subcommand: `--output=f`
+ * (diff, log, show…) and format-patch's and archive's `-o` write files; `--ext-diff` and
+ * `--textconv` run the diff programs of the configuration. git takes any unambiguous
+ * prefix of a long option (`--outp`).
+ */
+function gitOutputs(sub: string, args: Arg[], ctx: Context): Verdict[] {
+  const verdicts: Verdict[] = []
+  const prefixOf = (key: string, name: string, min: number) => key.length >= min && name.startsWith(key)
+  for (let j = 0; j < args.length; j++) {
+    const t = args[j]!.text
+    if (t === '--') break
+    if (GIT_LOW.has(sub) && mayBeOption(args[j]!)) verdicts.push(medium(`git ${sub} is given \`${t}\`, only known when it runs, which may be an option that writes a file`))
+    const key = t.split('=', 1)[0]!
+    const value = () => (t.includes('=') ? { ...args[j]!, text: t.slice(key.length + 1) } : args[++j])
+    let written: Arg | undefined
+    let writes = false
+    if (key.startsWith('--') && (prefixOf(key, '--output', 5) || (sub === 'format-patch' && prefixOf(key, '--output-directory', 10)))) {
+      writes = true
+      written = value()
+    } else if (/^-o/.test(t) && (sub === 'format-patch' || sub === 'archive')) {
+      writes = true
+      written = t === '-o' ? args[++j] : { ...args[j]!, text: t.slice(2) }
+    } else if (prefixOf(key, '--ext-diff', 5) || prefixOf(key, '--textconv', 6)) {
+      verdicts.push(medium(`git ${sub} ${key} runs the diff programs of the repository's configuration`))
+    }
+    if (writes) verdicts.push(written ? writeTarget(written, `git ${sub} ${key} writes`, ctx) : medium(`git ${sub} ${key} writes a file`))
+  }
+  return verdicts
 }
 
 function gitSubcommand(sub: string, rest: string[], call: Call, at: number): Verdict {
@@ -897,7 +1167,8 @@ function gitSubcommand(sub: string, rest: string[], call: Call, at: number): Ver
   const medium_ = medium(lookup(GIT_MEDIUM, sub) ?? `git ${sub} is not a known read-only git command (it may be an alias)`)
   switch (sub) {
     case 'grep':
-      return has('-O', '--open-files-in-pager') ? medium('git grep -O opens a program') : low('git grep only reads')
+      // `-O` takes its program attached too (`-Ovim`, `-O./x`).
+      return rest.some((w) => /^-[A-Za-z]*O/.test(w)) || hasLong(rest, '--open-files-in-pager') ? medium('git grep -O opens a program') : low('git grep only reads')
     case 'rm':
       return has('--cached') ? medium('git rm --cached stops tracking files') : high('git rm deletes files')
     case 'reset':
@@ -1212,11 +1483,24 @@ function terraform(call: Call): Verdict {
   return medium(`terraform ${sub} changes files or downloads providers`)
 }
 
+// ---- files and archives ----------------------------------------------------------
+
+/** find primaries that take a value, so a dynamic value (`-name "$x"`) is not read as a primary. */
+const FIND_VALUED = new Set([
+  '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-lname', '-ilname',
+  '-type', '-xtype', '-user', '-group', '-uid', '-gid', '-perm', '-size', '-links', '-inum', '-samefile',
+  '-mtime', '-atime', '-ctime', '-mmin', '-amin', '-cmin', '-used', '-newer', '-anewer', '-cnewer',
+  '-maxdepth', '-mindepth', '-fstype', '-context', '-printf', '-regextype', '-files0-from',
+])
+
 function find(call: Call): Verdict {
   const { args, words } = call
   const verdicts: (Verdict | undefined)[] = []
   for (let i = 0; i < args.length; i++) {
     const t = words[i]!
+    // `find "$dir"` or `find . $test`: a word only known when it runs may be `-delete` or `-exec`.
+    if (mayBeOption(args[i]!)) verdicts.push(medium(`find is given \`${t}\`, only known when it runs, which may be an action such as -delete or -exec`))
+    if (FIND_VALUED.has(t) || t.startsWith('-newer')) i++
     if (t === '-delete') verdicts.push(high('find -delete deletes files'))
     if (t === '-exec' || t === '-execdir' || t === '-ok' || t === '-okdir') {
       const end = words.findIndex((w, j) => j > i && (w === ';' || w === '+'))
@@ -1225,101 +1509,582 @@ function find(call: Call): Verdict {
       i = stop
     }
     if (t === '-fprint' || t === '-fprint0' || t === '-fprintf' || t === '-fls') {
-      verdicts.push(worst(medium(`find ${t} writes a file`), args[i + 1] && writeTarget(args[i + 1]!, `find ${t}`)))
+      verdicts.push(worst(medium(`find ${t} writes a file`), args[i + 1] && writeTarget(args[i + 1]!, `find ${t}`, call.ctx)))
     }
   }
   return worst(low('find only lists files'), ...verdicts)
 }
 
+/**
+ * Programs that only read or print unless given an option (or an operand) that writes a
+ * file or runs a program. The table is the policy; `optionRule` applies it.
+ */
+interface OptionRule {
+  spec: OptionSpec
+  /** Options whose value is a file it writes. */
+  writes?: string[]
+  /** Options whose value is a program it runs. */
+  runs?: string[]
+  /** Options whose value is a command line it runs with `sh -c` (a pager, a browser). */
+  scripts?: string[]
+  /** Options whose value is a configuration file that names programs to run. */
+  config?: string[]
+  /** The operand (from 0) that is an output file: `uniq in out`, `xxd in out`. */
+  output?: number
+  /** What it does otherwise. */
+  only: string
+}
+
+const OPTION_RULES: Record<string, OptionRule> = {
+  sort: {
+    spec: {
+      short: 'kSTto',
+      long: ['--key', '--output', '--buffer-size', '--temporary-directory', '--field-separator', '--compress-program', '--files0-from', '--parallel', '--batch-size', '--sort', '--random-source'],
+      flags: ['--check', '--merge', '--unique', '--reverse', '--numeric-sort', '--general-numeric-sort', '--human-numeric-sort', '--month-sort', '--version-sort', '--random-sort', '--stable', '--zero-terminated', '--debug', '--help', '--version'],
+    },
+    writes: ['-o', '--output'],
+    runs: ['--compress-program'],
+    only: 'sort only prints',
+  },
+  shuf: { spec: { short: 'ino', long: ['--input-range', '--head-count', '--output', '--random-source'], flags: ['--echo', '--repeat', '--zero-terminated', '--help', '--version'] }, writes: ['-o', '--output'], only: 'shuf only prints' },
+  tree: { spec: { short: 'LPIoHT', long: ['--output', '--charset', '--filelimit', '--timefmt', '--sort', '--hintro', '--houtro', '--infile'] }, writes: ['-o', '--output'], only: 'tree only lists files' },
+  uniq: { spec: { short: 'fsw', long: ['--skip-fields', '--skip-chars', '--check-chars'], flags: ['--all-repeated', '--group', '--count', '--repeated', '--unique', '--ignore-case', '--zero-terminated'] }, output: 1, only: 'uniq only prints' },
+  xxd: { spec: { short: 'cglosnC', long: ['-cols', '-groupsize', '-len', '-offset', '-seek', '-name'] }, output: 1, only: 'xxd only prints' },
+  rg: {
+    spec: {
+      short: 'ABCEefgjMmrTtd',
+      long: [
+        '--pre', '--pre-glob', '--hostname-bin', '--regexp', '--file', '--glob', '--iglob', '--type', '--type-not', '--type-add', '--type-clear', '--max-count',
+        '--max-depth', '--context', '--after-context', '--before-context', '--replace', '--encoding', '--threads', '--max-columns', '--sort', '--sortr',
+        '--colors', '--color', '--ignore-file', '--path-separator', '--engine', '--max-filesize', '--dfa-size-limit', '--regex-size-limit', '--hyperlink-format',
+        '--context-separator', '--field-context-separator', '--field-match-separator', '--generate',
+      ],
+    },
+    runs: ['--pre', '--hostname-bin'],
+    only: 'rg only searches',
+  },
+  ag: { spec: { short: 'ABCGgmp', long: ['--pager', '--ignore', '--file-search-regex', '--max-count', '--path-to-ignore', '--depth', '--context', '--after', '--before'] }, scripts: ['--pager'], only: 'ag only searches' },
+  ack: { spec: { short: 'ABCgm', long: ['--pager', '--type', '--ignore-dir', '--ignore-file', '--max-count', '--output', '--context', '--after-context', '--before-context', '--ackrc'] }, scripts: ['--pager'], config: ['--ackrc'], only: 'ack only searches' },
+  man: {
+    spec: {
+      short: 'CRLmMSsepPrE',
+      attached: 'HTX',
+      long: ['--config-file', '--pager', '--html', '--prompt', '--locale', '--systems', '--manpath', '--sections', '--extension', '--preprocessor', '--encoding', '--recode'],
+    },
+    scripts: ['-P', '--pager', '-H', '--html'],
+    config: ['-C', '--config-file'],
+    only: 'man only shows manual pages',
+  },
+}
+
+function optionRule(call: Call): Verdict {
+  const rule = OPTION_RULES[call.name]!
+  const scanned = scanOptions(call.args, rule.spec)
+  const { name, ctx } = call
+  const verdicts: (Verdict | undefined)[] = [unknownOption(scanned, name)]
+  for (const o of optionsNamed(scanned, rule.writes ?? [])) verdicts.push(o.value ? writeTarget(o.value, `${name} ${o.name} writes`, ctx) : medium(`${name} ${o.name} writes a file`))
+  for (const o of optionsNamed(scanned, rule.runs ?? [])) verdicts.push(runsOption(o, name, ctx))
+  for (const o of optionsNamed(scanned, rule.scripts ?? [])) {
+    verdicts.push(worst(medium(`${name} ${o.name} runs a command`), o.value && rateNestedScript(o.value, ctx, `${name} ${o.name}`)))
+  }
+  for (const o of optionsNamed(scanned, rule.config ?? [])) verdicts.push(medium(`${name} ${o.name} reads a configuration that can name programs to run`))
+  const out = rule.output === undefined ? undefined : scanned.operands[rule.output]
+  if (out && out.text !== '-') verdicts.push(writeTarget(out, `${name} writes its output`, ctx))
+  return worst(low(rule.only), ...verdicts)
+}
+
+/** `fd -x cmd args ;` (`--exec`, `-X`, `--exec-batch`): runs a command for the files it finds, like `find -exec`. */
+function fd(call: Call): Verdict {
+  const { args, name, ctx } = call
+  const verdicts: (Verdict | undefined)[] = []
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text
+    if (t === '--') break
+    if (mayBeOption(args[i]!)) verdicts.push(medium(`${name} is given \`${t}\`, only known when it runs, which may be --exec`))
+    /** The program's first word, when it is in this word (`--exec=rm`, `-xrm`). */
+    let attached: string | undefined
+    let exec = ['-x', '--exec', '-X', '--exec-batch'].includes(t)
+    if (t.startsWith('--exec=') || t.startsWith('--exec-batch=')) attached = t.slice(t.indexOf('=') + 1)
+    else if (/^-[A-Za-z]/.test(t) && !exec) {
+      // In a short cluster (`-Hx`, `-xtouch`) the letters after x or X are the program.
+      const at = /[xX]/.exec(t.slice(1, 1 + (/[dtesSEjco]/.exec(t.slice(1))?.index ?? t.length)))?.index
+      if (at !== undefined && t.slice(at + 2) !== '') attached = t.slice(at + 2)
+      exec = at !== undefined
+    }
+    if (!exec && attached === undefined) continue
+    const command = attached === undefined ? args.slice(i + 1) : [{ ...args[i]!, text: attached }, ...args.slice(i + 1)]
+    const end = command.findIndex((a) => a.text === ';')
+    verdicts.push(medium(`${name} --exec runs a command for each file it finds`), rateNestedArgv(end < 0 ? command : command.slice(0, end), ctx, name))
+    if (end < 0) break
+    // Past the `;`: command[k] is args[i + 1 + k], or args[i + k] when the first word was attached.
+    i += end + (attached === undefined ? 1 : 0)
+  }
+  return worst(low(`${name} only lists files`), ...verdicts)
+}
+
+/**
+ * sed: `-i` edits files in place; the script's `w`/`W` commands and `s///w` flag write
+ * files, and its `e` command and `s///e` flag run shell commands (GNU sed). The script is
+ * read (see sedScript); one it cannot read, or one from a file, is medium.
+ */
 function sed(call: Call): Verdict {
-  for (let i = 0; i < call.words.length; i++) {
-    const t = call.words[i]!
-    if (t === '--in-place' || t.startsWith('--in-place=')) return medium('sed -i edits files in place')
-    if (!/^-[A-Za-z]/.test(t)) continue
-    // In a cluster, `e`, `f` and `l` take a value; an `i` before them means in place.
-    for (const c of t.slice(1)) {
-      if (c === 'i') return medium('sed -i edits files in place')
-      if (c === 'e' || c === 'f' || c === 'l') {
-        if (t.endsWith(c)) i++
-        break
-      }
+  const { ctx } = call
+  const scanned = scanOptions(call.args, {
+    short: 'efl',
+    attached: 'i',
+    long: ['--expression', '--file', '--line-length'],
+    flags: ['--in-place', '--sandbox', '--quiet', '--silent', '--regexp-extended', '--separate', '--unbuffered', '--null-data', '--zero-terminated', '--posix', '--debug', '--follow-symlinks', '--binary', '--help', '--version'],
+  })
+  const verdicts: (Verdict | undefined)[] = [unknownOption(scanned, 'sed')]
+  const expressions = optionsNamed(scanned, ['-e', '--expression']).map((o) => o.value ?? { text: '', dynamic: false, glob: false })
+  const files = optionsNamed(scanned, ['-f', '--file'])
+  const operands = [...scanned.operands]
+  const scripts = expressions.length + files.length > 0 ? expressions : operands.splice(0, 1)
+  if (optionsNamed(scanned, ['-i', '--in-place']).length > 0) {
+    verdicts.push(medium('sed -i edits files in place'), ...operands.map((f) => writeTarget(f, 'sed -i writes', ctx)))
+  }
+  for (const f of files) verdicts.push(medium(`sed -f runs the script file ${f.value?.text ?? ''}, whose commands are not shown here`))
+  const sandbox = optionsNamed(scanned, ['--sandbox']).length > 0
+  for (const script of scripts) {
+    if (script.dynamic) {
+      verdicts.push(medium(`the sed script \`${script.text}\` is only known when it runs`))
+      continue
+    }
+    const effects = sedScript(script.text)
+    if (effects === undefined) verdicts.push(medium('the sed script could not be read, so what it writes or runs is not known'))
+    else if (!sandbox) {
+      if (effects.runs) verdicts.push(high('the sed script runs a shell command (the `e` command or `s///e`)'))
+      for (const file of effects.writes) verdicts.push(writeTarget({ text: file, dynamic: false, glob: false }, 'the sed script writes', ctx))
     }
   }
-  return low('sed only prints')
+  return worst(low('sed only prints'), ...verdicts)
+}
+
+/**
+ * What a GNU sed script writes (`w file`, `W file`, `s/a/b/w file`) and whether it runs
+ * commands (`e`, `s/a/b/e`); undefined when it does not read as a script.
+ */
+function sedScript(script: string): { runs: boolean; writes: string[] } | undefined {
+  const effects = { runs: false, writes: [] as string[] }
+  const n = script.length
+  let i = 0
+  const blanks = () => {
+    while (script[i] === ' ' || script[i] === '\t') i++
+  }
+  const toEndOfLine = () => {
+    const start = i
+    while (i < n && script[i] !== '\n') i++
+    return script.slice(start, i)
+  }
+  /** A label (`b end`, `:end`) ends at `;` or a newline. */
+  const label = () => {
+    while (i < n && script[i] !== '\n' && script[i] !== ';') i++
+  }
+  /** Reads past a regex or replacement that ends with `delim`; false when it does not end. */
+  const delimited = (delim: string, brackets: boolean) => {
+    while (i < n) {
+      const c = script[i]!
+      if (c === '\\') i += 2
+      else if (c === delim) {
+        i++
+        return true
+      } else if (c === '\n') return false
+      else if (c === '[' && brackets) {
+        // A bracket expression may hold the delimiter: `s/[/]/x/`, also in `[[:alpha:]/]`.
+        let j = i + 1
+        if (script[j] === '^') j++
+        if (script[j] === ']') j++
+        while (j < n && script[j] !== ']' && script[j] !== '\n') {
+          const kind = script[j] === '[' ? script[j + 1] : undefined
+          if (kind === ':' || kind === '.' || kind === '=') {
+            const end = script.indexOf(`${kind}]`, j + 2)
+            if (end < 0) return false
+            j = end + 2
+          } else j++
+        }
+        if (script[j] !== ']') return false
+        i = j + 1
+      } else i++
+    }
+    return false
+  }
+  const address = (): boolean | undefined => {
+    const c = script[i]
+    if (c !== undefined && c >= '0' && c <= '9') {
+      while (/[0-9~]/.test(script[i] ?? '')) i++
+      return true
+    }
+    if (c === '$') {
+      i++
+      return true
+    }
+    if (c === '/' || c === '\\') {
+      const delim = c === '/' ? '/' : script[i + 1]
+      i += c === '/' ? 1 : 2
+      if (delim === undefined || !delimited(delim, true)) return undefined
+      while (script[i] === 'I' || script[i] === 'M') i++
+      return true
+    }
+    return false
+  }
+  while (i < n) {
+    const c = script[i]!
+    if (' \t\n;'.includes(c)) {
+      i++
+      continue
+    }
+    if (c === '#') {
+      toEndOfLine()
+      continue
+    }
+    const first = address()
+    if (first === undefined) return undefined
+    if (first) {
+      blanks()
+      if (script[i] === ',') {
+        i++
+        blanks()
+        if (script[i] === '+' || script[i] === '~') {
+          i++
+          while (/[0-9]/.test(script[i] ?? '')) i++
+        } else if (address() !== true) return undefined
+      }
+    }
+    blanks()
+    while (script[i] === '!') {
+      i++
+      blanks()
+    }
+    const command = script[i++]
+    switch (command) {
+      case '{':
+      case '}':
+        continue
+      case '=': case 'd': case 'D': case 'g': case 'G': case 'h': case 'H': case 'n': case 'N':
+      case 'p': case 'P': case 'x': case 'z': case 'F':
+        break
+      case 'l': case 'L': case 'q': case 'Q':
+        blanks()
+        while (/[0-9]/.test(script[i] ?? '')) i++
+        break
+      case ':': case 'b': case 't': case 'T': case 'v':
+        blanks()
+        label()
+        break
+      case 'a': case 'i': case 'c':
+        // Text to the end of the line, and on while a line ends with a backslash.
+        while (i < n) {
+          const line = toEndOfLine()
+          if (!/(^|[^\\])(\\\\)*\\$/.test(line) || i >= n) break
+          i++
+        }
+        break
+      case 'r': case 'R':
+        toEndOfLine()
+        break
+      case 'w': case 'W':
+        blanks()
+        effects.writes.push(toEndOfLine())
+        break
+      case 'e':
+        effects.runs = true
+        toEndOfLine()
+        break
+      case 's': {
+        const delim = script[i++]
+        if (delim === undefined || delim === '\n' || delim === '\\') return undefined
+        if (!delimited(delim, true) || !delimited(delim, false)) return undefined
+        for (;;) {
+          const f = script[i]
+          if (f !== undefined && 'gpiImM0123456789'.includes(f)) i++
+          else if (f === 'e') {
+            effects.runs = true
+            i++
+          } else if (f === 'w') {
+            i++
+            blanks()
+            effects.writes.push(toEndOfLine())
+          } else break
+        }
+        break
+      }
+      case 'y': {
+        const delim = script[i++]
+        if (delim === undefined || delim === '\n' || delim === '\\') return undefined
+        if (!delimited(delim, false) || !delimited(delim, false)) return undefined
+        break
+      }
+      default:
+        return undefined
+    }
+    blanks()
+    const after = script[i]
+    if (after !== undefined && !'\n;}#'.includes(after)) return undefined
+  }
+  return effects
 }
 
 function awk(call: Call): Verdict {
-  const { words } = call
-  let program: string | undefined
+  const { words, args } = call
+  let program: Arg | undefined
   for (let i = 0; i < words.length; i++) {
     const t = words[i]!
     if (t === '-i' || t === '--include' || t === '-iinplace') {
       if (t === '-iinplace' || words[i + 1] === 'inplace') return medium('awk -i inplace edits files in place')
       i++
     } else if (t === '-f' || t === '--file' || t === '-E' || t === '--exec') return medium(`awk runs the program file ${words[i + 1] ?? ''}`)
+    else if (t === '-l' || t === '--load' || t.startsWith('-l')) return medium('awk -l loads an extension library')
     else if (t === '-v' || t === '-F' || t === '--assign' || t === '--field-separator') i++
-    else if (t === '-e' || t === '--source') program = (program ?? '') + (words[++i] ?? '')
+    else if (t === '-e' || t === '--source') program = { text: (program?.text ?? '') + '\n' + (words[++i] ?? ''), dynamic: !!(program?.dynamic || args[i]?.dynamic), glob: false }
     else if (t === '--') {
-      program ??= words[i + 1]
+      program ??= args[i + 1]
       break
-    } else if (!t.startsWith('-')) {
-      program ??= t
+    } else if (!t.startsWith('-') || args[i]!.dynamic) {
+      program ??= args[i]
       break
     }
   }
-  if (program !== undefined && awkRunsCommands(program)) return medium('the awk program runs commands or writes files')
+  if (program?.dynamic) return medium(`the awk program \`${program.text}\` is only known when it runs`)
+  if (program !== undefined && awkRunsCommands(program.text)) return medium('the awk program runs commands, writes files or loads code')
   return low('awk only prints')
 }
 
-/** Whether an awk program calls system(), pipes to or from a command, or prints into a file. */
+/** Whether an awk program calls system(), pipes to or from a command, prints into a file, or loads code (gawk's `@load`, `@include`). */
 function awkRunsCommands(program: string): boolean {
+  if (/@(load|include)\b/.test(program)) return true
   return program.split(/[;\n{}]/).some((part) => {
     const pipes = part.replaceAll('||', '').includes('|')
     return /\bsystem\s*\(/.test(part) || (part.includes('getline') && pipes) || (/\bprintf?\b/.test(part) && (pipes || part.includes('>')))
   })
 }
 
+/** tar options that run a program; GNU tar takes any unambiguous prefix (`--to-com=sh`). */
+const TAR_RUNS = ['--to-command', '--checkpoint-action', '--info-script', '--new-volume-script', '--rsh-command', '--use-compress-program']
+/** Short tar options that take a value: in a cluster, the rest is that value (`-fI.tar` is not `-I`). */
+const TAR_VALUED = 'bCfFgHIKLNTVX'
+
 function tar(call: Call): Verdict {
   const { words } = call
   const first = words[0] ?? ''
-  // The first word may be a cluster without a dash: `tar xzf a.tgz`.
-  const modes = (first.startsWith('-') ? '' : first) + words.filter((w) => /^-[A-Za-z]/.test(w)).join('')
-  const runs = words.find((w) => /^--(to-command|checkpoint-action|info-script|new-volume-script|rsh-command|use-compress-program)/.test(w) || w === '-I' || w === '-F')
-  if (runs) return high(`tar ${runs.split('=', 1)[0]} runs a program`)
+  // The first word may be a cluster without a dash: `tar xzf a.tgz`, whose values come later.
+  const oldStyle = first.startsWith('-') ? '' : first
+  const clusters = words.filter((w) => /^-[A-Za-z]/.test(w)).map((w) => w.slice(1, 1 + (new RegExp(`[${TAR_VALUED}]`).exec(w.slice(1))?.index ?? w.length) + 1))
+  const modes = oldStyle + clusters.join('')
+  // `-I prog`, `-Iprog` (--use-compress-program) and `-F script` (--info-script) run programs.
+  const short = /[IF]/.exec(modes)
+  const runs = words.find((w) => {
+    const key = w.split('=', 1)[0]!
+    return w.startsWith('--') && key.length > 3 && key !== '--checkpoint' && TAR_RUNS.some((n) => n.startsWith(key))
+  })
+  if (runs || short) return high(`tar ${runs ? runs.split('=', 1)[0] : `-${short![0]}`} runs a program`)
+  const unknown = call.args.find(mayBeOption)
   const dir = words.findIndex((w) => w === '-C' || w === '--directory')
-  const into = dir >= 0 && call.args[dir + 1] ? writeTarget(call.args[dir + 1]!, 'tar extracts') : undefined
-  if (/[xX]/.test(modes) || hasFlag(words, '--extract', '--get')) return worst(medium('tar extracts files'), into)
-  if (/[cru]/.test(modes) || hasFlag(words, '--create', '--append', '--update', '--delete')) return medium('tar writes an archive')
-  return low('tar only lists an archive')
+  const into = dir >= 0 && call.args[dir + 1] ? writeTarget(call.args[dir + 1]!, 'tar extracts', call.ctx) : undefined
+  const maybe = unknown && medium(`tar is given \`${unknown.text}\`, only known when it runs, which may be an option that runs a program`)
+  if (/[xX]/.test(modes) || hasFlag(words, '--extract', '--get')) return worst(medium('tar extracts files'), into, maybe)
+  if (/[cru]/.test(modes) || hasFlag(words, '--create', '--append', '--update', '--delete')) return worst(medium('tar writes an archive'), maybe)
+  return worst(low('tar only lists an archive'), maybe)
 }
 
 function unzip(call: Call): Verdict {
   if (hasFlag(call.words, '-l', '-t', '-v', '-Z', '-p', '-c', '-z')) return low('unzip only lists or prints')
   const d = call.words.indexOf('-d')
-  return worst(medium('unzip extracts files'), d >= 0 && call.args[d + 1] ? writeTarget(call.args[d + 1]!, 'unzip extracts') : undefined)
+  return worst(medium('unzip extracts files'), d >= 0 && call.args[d + 1] ? writeTarget(call.args[d + 1]!, 'unzip extracts', call.ctx) : undefined)
+}
+
+/** zip writes its archive (the first operand); `-TT cmd` (`--unzip-command`) runs a program to test it. */
+function zip(call: Call): Verdict {
+  const { words, args, ctx } = call
+  const test = words.findIndex((w) => w.startsWith('-TT') || w.startsWith('--unzip-command'))
+  if (test >= 0) return high('zip -TT runs a program to test the archive')
+  const out = words.findIndex((w) => w === '-O' || w === '--output-file')
+  const archive = out >= 0 ? args[out + 1] : args.find((a) => !a.text.startsWith('-'))
+  return worst(medium('zip writes an archive'), archive && writeTarget(archive, 'zip writes', ctx))
+}
+
+/**
+ * Compressors replace each file with a compressed (or decompressed) one, unless they
+ * write to standard output (`-c`), only list or test, or read standard input.
+ */
+const COMPRESSORS: Record<string, OptionSpec & { stdout?: boolean }> = {
+  gzip: { short: 'S', long: ['--suffix'] },
+  gunzip: { short: 'S', long: ['--suffix'] },
+  bzip2: {},
+  bunzip2: {},
+  xz: { short: 'FCTMS', long: ['--format', '--check', '--threads', '--memlimit', '--suffix', '--files', '--files0'] },
+  unxz: { short: 'FCTMS', long: ['--format', '--check', '--threads', '--memlimit', '--suffix', '--files', '--files0'] },
+  zstd: { short: 'oD', long: ['--output-dir-flat', '--output-dir-mirror', '--patch-from', '--format', '--memory', '--stream-size', '--size-hint', '--target-compressed-block-size'] },
+  unzstd: { short: 'oD', long: ['--output-dir-flat', '--output-dir-mirror', '--patch-from', '--format', '--memory'] },
+  zstdcat: { short: 'oD', long: ['--output-dir-flat', '--output-dir-mirror', '--format', '--memory'], stdout: true },
+}
+
+function compressor(call: Call): Verdict {
+  const { name, ctx } = call
+  const spec = COMPRESSORS[name]!
+  const scanned = scanOptions(call.args, spec)
+  const has = (...names: string[]) => optionsNamed(scanned, names).length > 0
+  const outputs = optionsNamed(scanned, ['-o', '--output-dir-flat', '--output-dir-mirror']).map((o) => (o.value ? writeTarget(o.value, `${name} ${o.name} writes`, ctx) : medium(`${name} writes files`)))
+  const files = scanned.operands.filter((a) => a.text !== '-')
+  const toStdout = spec.stdout || has('-c', '--stdout', '--to-stdout', '-l', '--list', '-t', '--test')
+  const replaces = files.length > 0 && !toStdout ? [medium(`${name} replaces files with compressed or decompressed ones`), ...files.map((f) => writeTarget(f, `${name} replaces`, ctx))] : []
+  return worst(low(`${name} only writes to its output`), unknownOption(scanned, name), ...outputs, ...replaces)
+}
+
+/** split and csplit write pieces named by a prefix (`xaa`, `xx00`); `split --filter` runs a shell command per piece. */
+function split(call: Call): Verdict {
+  const { name, ctx } = call
+  const scanned =
+    name === 'split'
+      ? scanOptions(call.args, { short: 'abCdlnt', long: ['--suffix-length', '--bytes', '--line-bytes', '--lines', '--number', '--separator', '--additional-suffix', '--filter'] })
+      : scanOptions(call.args, { short: 'bfn', long: ['--suffix-format', '--prefix', '--digits'] })
+  const prefix = name === 'split' ? scanned.operands[1] : optionsNamed(scanned, ['-f', '--prefix'])[0]?.value
+  const filter = optionsNamed(scanned, ['--filter'])[0]
+  const script = filter ? worst(medium('split --filter runs a shell command for each piece'), filter.value && rateNestedScript(filter.value, ctx, 'split --filter')) : undefined
+  return worst(medium(`${name} writes files`), writeTarget(prefix ?? { text: name === 'split' ? 'x' : 'xx', dynamic: false, glob: false }, `${name} writes pieces`, ctx), unknownOption(scanned, name), script)
+}
+
+/** openssl: its network commands reach other machines; `-out` and the like write files. */
+function openssl(call: Call): Verdict {
+  const { words, args, ctx } = call
+  const sub = words[0] ?? ''
+  if (['s_client', 's_server', 's_time', 'ocsp'].includes(sub)) return high(`openssl ${sub} reaches the network`)
+  const writes = ['-out', '-keyout', '-writerand', '-sess_out', '-CAserial', '-CAcreateserial']
+  const targets = words.flatMap((w, i) => (writes.includes(w) && args[i + 1] ? [writeTarget(args[i + 1]!, `openssl ${w} writes`, ctx)] : []))
+  return worst(medium('openssl can write keys and certificates'), ...targets)
+}
+
+/** script runs a shell and logs it to a file (`typescript` by default); `-c` gives the command. */
+function script(call: Call): Verdict {
+  const { ctx } = call
+  const scanned = scanOptions(call.args, { short: 'cTIOBEmo', attached: 't', long: ['--command', '--log-timing', '--log-in', '--log-out', '--log-io', '--echo', '--logging-format', '--output-limit', '--timing'] })
+  const command = optionsNamed(scanned, ['-c', '--command'])[0]
+  const logs = [...optionsNamed(scanned, ['-T', '-I', '-O', '-B', '--log-timing', '--log-in', '--log-out', '--log-io']).map((o) => o.value), scanned.operands[0] ?? { text: 'typescript', dynamic: false, glob: false }]
+  const written = logs.filter((a) => a !== undefined).map((a) => writeTarget(a, 'script logs', ctx))
+  if (!command) return worst(high('script runs a shell that reads commands from its input, which cannot be checked'), ...written)
+  return worst(medium('script runs a shell command'), command.value && rateNestedScript(command.value, ctx, 'script -c'), ...written)
 }
 
 function tee(call: Call): Verdict {
   const files = call.args.filter((a) => !a.text.startsWith('-'))
   if (files.length === 0) return low('tee only passes its input on')
-  return highest(files.map((f) => writeTarget(f, 'tee writes')))
-}
-
-function sort(call: Call): Verdict {
-  const o = call.words.findIndex((w) => w === '-o' || w.startsWith('--output='))
-  if (o < 0) return low('sort only prints')
-  const w = call.words[o]!
-  const target = w === '-o' ? call.args[o + 1] : { text: w.slice(9), dynamic: call.args[o]!.dynamic, glob: false }
-  return target ? writeTarget(target, 'sort -o writes') : low('sort only prints')
+  return highest(files.map((f) => writeTarget(f, 'tee writes', call.ctx)))
 }
 
 function rsync(call: Call): Verdict {
   const operands = call.args.filter((a) => !a.text.startsWith('-'))
   if (operands.some((a) => /^[^/]*:/.test(a.text) || a.text.startsWith('rsync://'))) return high('rsync copies to or from another machine')
   if (hasFlag(call.words, '--delete', '--delete-after', '--delete-before', '--delete-during', '--remove-source-files')) return high('rsync --delete deletes files')
-  if (hasFlag(call.words, '-e', '--rsh')) return high('rsync -e runs a program')
+  if (hasFlag(call.words, '-e', '--rsh') || call.words.some((w) => w.startsWith('-e') || w.startsWith('--rsh'))) return high('rsync -e runs a program')
   const dest = operands[operands.length - 1]
-  return worst(medium('rsync copies files'), dest && writeTarget(dest, 'rsync writes'))
+  return worst(medium('rsync copies files'), dest && writeTarget(dest, 'rsync writes', call.ctx))
+}
+
+// ---- processes -------------------------------------------------------------------
+
+/** ps: BSD-style `e` (`ps eww`, `ps axe`) prints other processes' environments. */
+function ps(call: Call): Verdict {
+  const valued = new Set(['-p', '-u', '-U', '-g', '-G', '-o', '-O', '-C', '-t', '-s', '-q', '--pid', '--ppid', '--user', '--User', '--group', '--Group', '--format', '--sort', '--tty', '--sid', '--quick-pid', '--cols', '--columns', '--rows', '--lines', '--width'])
+  const { words } = call
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!
+    if (valued.has(w)) i++
+    else if (/^[A-Za-z]+$/.test(w)) {
+      if (w.includes('e')) return high("ps e prints other processes' environments, which hold their secrets")
+      // BSD options that take the next word: `ps p 123`, `ps U user`, `ps o pid`.
+      if (/[pUoOtkq]$/.test(w)) i++
+    }
+  }
+  return low('ps only lists processes')
+}
+
+// ---- variables and folders -------------------------------------------------------
+
+/**
+ * Builtins that set variables without `NAME=value`: the variables are rated as an
+ * assignment would be (setting PATH or GIT_CONFIG_PARAMETERS is medium), and a name only
+ * known when it runs may be any of them.
+ */
+function setsVariables(call: Call, names: (Arg | undefined)[], what: string): Verdict {
+  const verdicts = names.map((n) => {
+    if (n === undefined) return undefined
+    if (n.dynamic || n.glob) return medium(`${call.name} sets a variable whose name \`${n.text}\` is only known when it runs`)
+    return rateVariable(n.text.split(/[=[]/, 1)[0]!, call.ctx)
+  })
+  return worst(low(what), ...verdicts)
+}
+
+function read(call: Call): Verdict {
+  const scanned = scanOptions(call.args, { short: 'adinNptu' })
+  const names = scanned.operands.length > 0 ? scanned.operands : [{ text: 'REPLY', dynamic: false, glob: false }]
+  return setsVariables(call, [...names, ...optionsNamed(scanned, ['-a']).map((o) => o.value)], 'read only sets variables')
+}
+
+function mapfile(call: Call): Verdict {
+  const scanned = scanOptions(call.args, { short: 'dnOsuCc' })
+  const callback = optionsNamed(scanned, ['-C'])[0]?.value
+  const set = setsVariables(call, [scanned.operands[0] ?? { text: 'MAPFILE', dynamic: false, glob: false }], `${call.name} only sets an array`)
+  return worst(set, callback && worst(medium(`${call.name} -C runs a callback`), rateNestedScript(callback, call.ctx, `${call.name} -C`)))
+}
+
+/** export, declare, typeset, local, readonly: `NAME=value` words; `-n` makes a name refer to another variable, `-i` evaluates values as arithmetic. */
+function declare(call: Call): Verdict {
+  const scanned = scanOptions(call.args, {})
+  const letters = scanned.options.map((o) => o.name).join('')
+  // The name before `=` (`export PATH="$x"` names PATH); a word only known when it runs may be `NAME=value`.
+  const names = scanned.operands.map((a) => {
+    const eq = a.text.indexOf('=')
+    if (eq < 0) return a.dynamic || a.glob ? a : undefined
+    const name = a.text.slice(0, eq)
+    return { text: name, dynamic: a.dynamic && /[$`{]/.test(name), glob: a.glob && /[*?[]/.test(name) }
+  })
+  const verdicts: (Verdict | undefined)[] = [setsVariables(call, names, `${call.name} only sets variables`)]
+  for (const a of scanned.operands) {
+    const value = a.text.slice(a.text.indexOf('=') + 1)
+    if (!a.text.includes('=')) continue
+    if (letters.includes('n')) verdicts.push(rateVariable(value, call.ctx) ?? (a.dynamic ? medium(`${call.name} -n refers to a variable only known when it runs`) : undefined))
+    if (letters.includes('i')) verdicts.push(...arithmeticAssignments(value).map((v) => rateVariable(v, call.ctx)))
+  }
+  return worst(low(`${call.name} only sets variables`), ...verdicts)
+}
+
+/** Arithmetic that assigns: `let PATH=1`, and `[[ PATH=1 -eq 1 ]]` (bash evaluates -eq operands). */
+function arithmetic(call: Call): Verdict {
+  const { words } = call
+  const tests = ['-eq', '-ne', '-lt', '-le', '-gt', '-ge']
+  const exprs = call.name === 'let' ? words : words.filter((_, i) => tests.includes(words[i - 1] ?? '') || tests.includes(words[i + 1] ?? ''))
+  const set = exprs.flatMap((e) => arithmeticAssignments(e)).map((n) => rateVariable(n, call.ctx))
+  return worst(low(call.name === 'let' ? 'let only sets variables' : '[[ only tests'), ...set)
+}
+
+/**
+ * cd and pushd: the shell's own folder. One that may be outside the workspace (absolute,
+ * `~`, `..`, `-`, the home folder, or only known when it runs) makes later relative
+ * writes outside it too (see classifyCommand).
+ */
+function cd(call: Call): Verdict {
+  const to = call.args.find((a) => !/^-[LPe@]+$/.test(a.text) && a.text !== '--')
+  if (leavesWorkspace(to)) call.ctx.leftWorkspace = true
+  return low(`${call.name} only changes the shell's folder`)
+}
+
+/** Whether changing to the folder `to` (none: the home folder) may leave the workspace; `/tmp` is as good as inside. */
+function leavesWorkspace(to: Arg | undefined): boolean {
+  if (to === undefined || to.dynamic || to.glob || /^[~+-]/.test(to.text)) return true
+  const norm = path.posix.normalize(to.text)
+  if (path.posix.isAbsolute(norm)) return norm !== '/tmp' && !norm.startsWith('/tmp/')
+  return norm === '..' || norm.startsWith('../')
+}
+
+/** make runs the workspace's Makefile (a build runner, low); `--eval` runs inline make code, `-C`/`-f` another folder's. */
+function make(call: Call): Verdict {
+  const scanned = scanOptions(call.args, { short: 'CfEIojlWo', long: ['--directory', '--file', '--makefile', '--eval', '--include-dir', '--jobs', '--load-average', '--what-if', '--new-file', '--assume-new', '--old-file', '--assume-old'] })
+  const verdicts: (Verdict | undefined)[] = []
+  if (optionsNamed(scanned, ['-E', '--eval']).length > 0) verdicts.push(medium('make --eval runs inline make code'))
+  for (const o of optionsNamed(scanned, ['-C', '--directory', '-f', '--file', '--makefile'])) {
+    if (o.value && leavesWorkspace(o.value)) verdicts.push(medium(`make ${o.name} runs the Makefile of a folder outside the workspace`))
+  }
+  if (scanned.operands.some((a) => /^(SHELL|MAKESHELL|\.SHELLFLAGS|MAKEFLAGS|MAKEFILES)=/.test(a.text))) verdicts.push(medium('make is given a variable that changes the shell or makefiles it runs'))
+  return worst(low(`${call.name} builds or runs tests`), ...verdicts)
 }
 
 /** Tools that only check unless given one of these flags, and then rewrite files. */
@@ -1367,10 +2132,33 @@ const TOOLS: Record<string, Rule> = {
   awk,
   tar,
   unzip,
+  zip,
   tee,
-  sort,
   rsync,
+  fd,
+  fdfind: fd,
+  split,
+  csplit: split,
+  openssl,
+  script,
+  ps,
+  make,
+  read,
+  mapfile,
+  readarray: mapfile,
+  let: arithmetic,
+  '[[': arithmetic,
+  cd,
+  pushd: cd,
   pacman,
+  ...Object.fromEntries(Object.keys(OPTION_RULES).map((n) => [n, optionRule])),
+  ...Object.fromEntries(Object.keys(COMPRESSORS).map((n) => [n, compressor])),
+  ...Object.fromEntries(['export', 'declare', 'typeset', 'local', 'readonly'].map((n) => [n, declare])),
+  getopts: (call) => setsVariables(call, [call.args[1]], 'getopts only sets variables'),
+  printf: (call) => setsVariables(call, scanOptions(call.args.slice(0, 2), { short: 'v' }).options.map((o) => o.value), 'printf only prints'),
+  wait: (call) => setsVariables(call, scanOptions(call.args, { short: 'p' }).options.map((o) => o.value), 'wait only waits'),
+  ss: (call) => (scanOptions(call.args, { short: 'AfFN' }).options.some((o) => o.name === '-K' || o.name.startsWith('--kil')) ? high("ss -K closes other programs' connections") : low('ss only lists sockets')),
+  file: (call) => (hasFlag(call.words, '-C', '--compile') ? medium('file -C writes a compiled magic file') : low('file only reads')),
   ruff: formatter,
   ...Object.fromEntries(Object.keys(PACKAGE_MANAGER_READS).map((n) => [n, packageManager])),
   ...Object.fromEntries([...Object.keys(WRITES_WITH), ...Object.keys(WRITES_UNLESS)].map((n) => [n, formatter])),
@@ -1390,7 +2178,6 @@ const TOOLS: Record<string, Rule> = {
     const scripts = defined.map((a) => rateNestedScript({ ...a, text: a.text.slice(a.text.indexOf('=') + 1) }, call.ctx, 'alias'))
     return worst(low('alias only defines or lists aliases'), ...scripts)
   },
-  ...Object.fromEntries(['export', 'declare', 'typeset', 'local', 'readonly'].map((n) => [n, (call: Call) => worst(low(`${n} only sets variables`), ...call.words.filter((w) => w.includes('=')).map((w) => rateAssignment(w)))])),
   kill: (call) => (hasFlag(call.words.slice(0, 1), '-l', '-L', '--list', '--table') || call.words[0] === '-0' ? low('kill -0 and kill -l only check or list') : high('kill stops processes')),
   crontab: (call) => (call.words.length === 1 && call.words[0] === '-l' ? low('crontab -l only lists jobs') : high('crontab changes scheduled jobs')),
   systemctl: (call) => {
@@ -1400,11 +2187,11 @@ const TOOLS: Record<string, Rule> = {
     return high(`systemctl ${sub} changes system services`)
   },
   service: (call) => (call.words[0] === '--status-all' || call.words[1] === 'status' ? low('service status only reads') : high('service starts and stops system services')),
-  hostname: (call) => (call.words.some((w) => !w.startsWith('-')) || hasFlag(call.words, '-F', '--file', '-b', '--boot') ? high('hostname changes the host name') : low('hostname only prints')),
+  hostname: (call) => (call.words.some((w) => !w.startsWith('-')) || hasFlag(call.words, '-F', '-b') || hasLong(call.words, '--file', '--boot') ? high('hostname changes the host name') : low('hostname only prints')),
   date: (call) => {
     const valued = ['-d', '--date', '-r', '--reference', '-f', '--file']
     const sets = call.words.some((w, j) => !w.startsWith('-') && !w.startsWith('+') && !valued.includes(call.words[j - 1] ?? ''))
-    return sets || hasFlag(call.words, '-s', '--set') ? high('date -s sets the system clock') : low('date only prints')
+    return sets || hasFlag(call.words, '-s') || hasLong(call.words, '--set') ? high('date -s sets the system clock') : low('date only prints')
   },
   ip: (call) => (call.words.some((w) => ['add', 'del', 'delete', 'set', 'change', 'replace', 'flush', 'append', 'exec'].includes(w)) ? high('ip changes network settings') : low('ip only shows network settings')),
   ifconfig: (call) => (call.words.filter((w) => !w.startsWith('-')).length > 1 ? high('ifconfig changes network settings') : low('ifconfig only shows network settings')),

@@ -5,6 +5,16 @@
  * backticks, `<(…)`, unquoted here-documents, `${…}` and arithmetic) and gives each one
  * its words after quote removal, its assignments and its redirections.
  *
+ * Two readings: the shell tool runs `/bin/sh -c`, which is dash on Debian and bash (in
+ * POSIX mode) on macOS, and the scripts of `bash -c` and `sh -c` are read the same way.
+ * dash has none of bash's extensions and reads them as other text: `$'…'` is a `$` and a
+ * plain single-quoted string, `$[` is literal, `[[`, `((`, `function`, `select` and
+ * `coproc` are ordinary words or parentheses, `<<<`, `&>`, `|&`, `;&` and `<(…)` are other
+ * operators or syntax errors. So the input is parsed once as bash reads it and once as
+ * dash reads it, and a command found by either reading counts (those only dash runs are
+ * marked `dashOnly`). A syntax error in the bash reading is reported; in the dash reading
+ * it only ends what dash runs (dash runs nothing of the line that holds the error).
+ *
  * Why a parser and not a regex: a classifier that splits on `;` or looks for `rm` is
  * fooled by `'r'm`, `$(echo rm)`, a here-document or a quoted `;`. This one follows the
  * shell's own tokenising rules and marks what it cannot know before the command runs:
@@ -38,10 +48,14 @@ export interface SimpleCommand {
   dynamic: boolean[]
   /** Per word: it holds unquoted glob characters (`*`, `?`, `[`), so it may become other words. */
   glob: boolean[]
-  /** `NAME=value` words before the command name, after quote removal. */
+  /**
+   * `NAME=value` words before the command name, after quote removal. A variable set by
+   * other syntax (`for NAME in`, `${NAME:=…}`, `$((NAME = …))`, bash's `{NAME}>file`) is
+   * reported as a command of its own that has only the assignment `NAME=`.
+   */
   assignments: string[]
   redirects: Redirect[]
-  /** Only dash runs it, reading `((…))` or `[[ … ]]` (which it does not have) as other commands. */
+  /** Only the dash reading finds it: dash reads some bash syntax as other commands (see above). */
   dashOnly?: boolean
 }
 
@@ -55,20 +69,80 @@ export interface ParseResult {
 export const MAX_INPUT_BYTES = 64 * 1024
 export const MAX_DEPTH = 64
 
-/** Parses `src`; never throws. */
+/** Parses `src` as bash and as dash read it; never throws. */
 export function parseShell(src: string): ParseResult {
-  const commands: SimpleCommand[] = []
   if (Buffer.byteLength(src, 'utf8') > MAX_INPUT_BYTES) {
-    return { commands, error: `the command is longer than ${MAX_INPUT_BYTES / 1024} KiB` }
+    return { commands: [], error: `the command is longer than ${MAX_INPUT_BYTES / 1024} KiB` }
   }
-  if (src.includes('\0')) return { commands, error: 'the command contains a NUL byte' }
+  if (src.includes('\0')) return { commands: [], error: 'the command contains a NUL byte' }
+  const bash = readAs(src, false)
+  // Until the bash reading meets bash-only syntax, dash reads everything the same way.
+  if (!bash.bashOnly && bash.error === undefined) return { commands: bash.commands }
+  const commands = merge(bash.commands, readAs(src, true).commands)
+  return bash.error === undefined ? { commands } : { commands, error: bash.error }
+}
+
+function readAs(src: string, dash: boolean): ParseResult & { bashOnly: boolean } {
+  const out: SimpleCommand[] = []
+  const shared = { level: 0, bashOnly: false }
+  const parser = new Parser(src, out, shared, dash)
   try {
-    new Parser(src, commands, { level: 0 }).parseProgram()
-    return { commands }
+    parser.parseProgram()
+    return { commands: out, bashOnly: shared.bashOnly }
   } catch (err) {
-    if (err instanceof ParseError) return { commands, error: err.message }
-    throw err
+    if (!(err instanceof ParseError)) throw err
+    // dash stops at a syntax error and runs nothing of its line; bash's error is reported.
+    if (dash) return { commands: out.slice(0, parser.committed), bashOnly: false }
+    return { commands: out, error: err.message, bashOnly: shared.bashOnly }
   }
+}
+
+/**
+ * The bash reading's commands, then those only the dash reading finds. A command both find
+ * is listed once, with a word dynamic or glob when either reading says so (bash expands
+ * `{a,b}` and `$[…]`, dash globs the `[` of a literal `$[`).
+ */
+function merge(bash: SimpleCommand[], dash: SimpleCommand[]): SimpleCommand[] {
+  // Mostly the readings agree, command by command: pair those up without building keys.
+  let same = 0
+  while (same < bash.length && same < dash.length && sameCommand(bash[same]!, dash[same]!)) {
+    orFlags(bash[same]!, dash[same]!)
+    same++
+  }
+  if (same === dash.length) return bash
+  const key = (c: SimpleCommand) => JSON.stringify([c.words, c.assignments, c.redirects.map((r) => [r.op, r.fd, r.target, r.body])])
+  /** The rest of the bash reading's commands by key, and how many of each the dash reading has matched. */
+  const unmatched = new Map<string, { list: SimpleCommand[]; used: number }>()
+  for (const c of bash.slice(same)) {
+    const k = key(c)
+    const found = unmatched.get(k)
+    if (found) found.list.push(c)
+    else unmatched.set(k, { list: [c], used: 0 })
+  }
+  const all = [...bash]
+  for (const d of dash.slice(same)) {
+    const found = unmatched.get(key(d))
+    const b = found?.list[found.used++]
+    if (b) orFlags(b, d)
+    else all.push({ ...d, dashOnly: true })
+  }
+  return all
+}
+
+function sameCommand(a: SimpleCommand, b: SimpleCommand): boolean {
+  const sameList = <T,>(x: T[], y: T[], eq: (p: T, q: T) => boolean) => x.length === y.length && x.every((p, i) => eq(p, y[i]!))
+  return (
+    sameList(a.words, b.words, (p, q) => p === q) &&
+    sameList(a.assignments, b.assignments, (p, q) => p === q) &&
+    sameList(a.redirects, b.redirects, (p, q) => p.op === q.op && p.fd === q.fd && p.target === q.target && p.body === q.body)
+  )
+}
+
+/** A word (or redirection target) is dynamic or glob when either reading says so. */
+function orFlags(into: SimpleCommand, from: SimpleCommand): void {
+  for (const [i, x] of from.dynamic.entries()) into.dynamic[i] ||= x
+  for (const [i, x] of from.glob.entries()) into.glob[i] ||= x
+  for (const [i, r] of from.redirects.entries()) into.redirects[i]!.dynamic ||= r.dynamic
 }
 
 class ParseError extends Error {}
@@ -86,23 +160,24 @@ interface Word {
 type Token =
   | { kind: 'word'; word: Word }
   | { kind: 'op'; op: string; fd?: number }
-  /** `((…))`: its text, and how many commands were found before its substitutions. */
-  | { kind: 'arith'; inner: string; found: number }
+  /** bash's `((…))` arithmetic command (its substitutions are already in the output). */
+  | { kind: 'arith' }
   | { kind: 'newline' }
   | { kind: 'eof' }
 
 /** Operators, longest first so that the first match is the longest. */
-const OPERATORS = [
+const BASH_OPERATORS = [
   '&>>', '<<<', '<<-', ';;&',
   '&&', '||', '|&', ';;', ';&', '>>', '<<', '<>', '<&', '>&', '>|', '&>',
   ';', '&', '|', '(', ')', '<', '>',
 ]
+/** dash reads these as shorter operators: `&>` is `&` then `>`, `<<<` is `<<` then `<`. */
+const BASH_ONLY_OPERATORS = new Set(['&>>', '<<<', ';;&', '|&', ';&', '&>'])
+const DASH_OPERATORS = BASH_OPERATORS.filter((o) => !BASH_ONLY_OPERATORS.has(o))
 const REDIRECTS = new Set(['<', '>', '>>', '>|', '<>', '<<', '<<-', '<<<', '<&', '>&', '&>', '&>>'])
 /** Words that open or continue a compound command when they come where a command starts. */
-const KEYWORDS = new Set([
-  'if', 'then', 'elif', 'else', 'fi', 'while', 'until', 'do', 'done', 'for', 'select',
-  'case', 'esac', 'function', '{', '}', '[[', 'coproc',
-])
+const DASH_KEYWORDS = new Set(['if', 'then', 'elif', 'else', 'fi', 'while', 'until', 'do', 'done', 'for', 'case', 'esac', '{', '}'])
+const BASH_ONLY_KEYWORDS = new Set(['select', 'function', '[[', 'coproc'])
 const CASE_ENDS = new Set([';;', ';&', ';;&'])
 const ENDS_COMMAND = new Set([';', '&', '&&', '||', '|', ')'])
 /** The characters an operator can start with. */
@@ -112,6 +187,10 @@ const SPECIAL_PARAMS = new Set(['@', '*', '#', '?', '-', '$', '!'])
 const NAME_START = /[A-Za-z_]/
 const NAME_CHAR = /[A-Za-z0-9_]/
 const ASSIGNMENT_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?$/
+/** bash's `{NAME}>file` opens a file and stores its descriptor in NAME. */
+const FD_VARIABLE = /\{([A-Za-z_][A-Za-z0-9_]*)\}(?=[<>])/y
+/** `${NAME=…}` and `${NAME:=…}` set NAME when it is unset (or empty). */
+const DEFAULT_ASSIGNMENT = /([A-Za-z_][A-Za-z0-9_]*):?=/y
 
 interface PendingHeredoc {
   redirect: Redirect
@@ -119,18 +198,32 @@ interface PendingHeredoc {
   quoted: boolean
 }
 
+interface Shared {
+  /** How deeply nested the parse is now. */
+  level: number
+  /** The bash reading met syntax that dash reads otherwise (see `bash()`). */
+  bashOnly: boolean
+}
+
+/** What a pipeline's status is known to be: dash has no `[[`, so a `[[` command always fails there. */
+type Status = 'fails' | 'unknown'
+
 class Parser {
   private pos = 0
   private ahead: Token | null = null
   private heredocs: PendingHeredoc[] = []
   /** Start positions where `((` or `$((` turned out not to be arithmetic: never tried twice. */
   private notArith = new Set<number>()
+  /** How many commands were found before the last complete line (dash runs those even if a later line has a syntax error). */
+  committed = 0
 
   constructor(
     private readonly src: string,
     private readonly out: SimpleCommand[],
     /** Shared with the parsers of backticks and here-documents, so the bound is global. */
-    private readonly depth: { level: number },
+    private readonly shared: Shared,
+    /** Read as dash does: none of bash's extensions (see the top of this file). */
+    private readonly dash: boolean,
   ) {}
 
   parseProgram(): void {
@@ -151,52 +244,73 @@ class Parser {
       const sep = this.peek()
       if (sep.kind !== 'newline' && !isOp(sep, ';') && !isOp(sep, '&')) return
       this.next()
+      if (sep.kind === 'newline' && this.shared.level === 0) this.committed = this.out.length
     }
   }
 
+  /**
+   * `a && b || c`. In the dash reading, what follows `&&` after a `[[` command never runs
+   * (dash has no `[[`, so it fails), which keeps `[[ -n $x && $y == z ]]` from reading as
+   * a command named `$y`; what follows `||` runs.
+   */
   private parseAndOr(): void {
-    this.parsePipeline()
-    while (isOp(this.peek(), '&&') || isOp(this.peek(), '||')) {
+    let status = this.parsePipeline()
+    for (;;) {
+      const and = isOp(this.peek(), '&&')
+      if (!and && !isOp(this.peek(), '||')) return
       this.next()
       this.skipNewlines()
-      this.parsePipeline()
+      const found = this.out.length
+      const next = this.parsePipeline()
+      if (and && status === 'fails') this.out.length = found
+      else if (and) status = next
+      else status = status === 'fails' && next === 'fails' ? 'fails' : 'unknown'
     }
   }
 
-  private parsePipeline(): void {
-    if (isWord(this.peek(), '!')) this.next()
-    if (isWord(this.peek(), 'time')) {
+  private parsePipeline(): Status {
+    let negated = false
+    if (isWord(this.peek(), '!')) {
+      this.next()
+      negated = true
+    }
+    if (this.bash(isWord(this.peek(), 'time'))) {
       // bash's `time` keyword times a whole pipeline, `time ( … )` included.
       this.next()
       if (isWord(this.peek(), '-p')) this.next()
-      if (endsCommand(this.peek())) return
+      if (endsCommand(this.peek())) return 'unknown'
     }
-    this.parseCommand()
+    const first = this.parseCommand()
+    let single = true
     while (isOp(this.peek(), '|') || isOp(this.peek(), '|&')) {
       this.next()
       this.skipNewlines()
       this.parseCommand()
+      single = false
     }
+    const noSuchCommand = this.dash && first?.words[0] === '[[' && !first.dynamic[0]
+    return noSuchCommand && single && !negated ? 'fails' : 'unknown'
   }
 
-  private parseCommand(): void {
+  /** Parses one command; returns it when it is a simple command. */
+  private parseCommand(): SimpleCommand | undefined {
     const t = this.peek()
-    if (t.kind === 'op' && REDIRECTS.has(t.op)) this.parseSimple()
-    else if (isOp(t, '(')) {
+    if (t.kind === 'op' && REDIRECTS.has(t.op)) return this.parseSimple()
+    if (isOp(t, '(')) {
       this.next()
       this.nested(() => this.parseList((u) => isOp(u, ')')))
       this.expectOp(')')
       this.parseTrailingRedirects()
     } else if (t.kind === 'arith') {
       this.next()
-      this.readAsSubshells(t)
       this.parseTrailingRedirects()
     } else if (t.kind !== 'word') throw unexpected(t)
-    else if (!isKeywordToken(t)) this.parseSimple()
+    else if (!this.isKeyword(t)) return this.parseSimple()
     else {
       this.nested(() => this.parseCompound(t.word.text))
       this.parseTrailingRedirects()
     }
+    return undefined
   }
 
   private parseCompound(keyword: string): void {
@@ -252,26 +366,6 @@ class Parser {
     }
   }
 
-  /**
-   * `sh` may be dash, which has no `((…))`: it runs `((rm x))` as two nested subshells.
-   * When the inside parses as commands, those are what count (they include the
-   * substitutions the arithmetic reading found); otherwise the arithmetic reading stands.
-   */
-  private readAsSubshells(t: Extract<Token, { kind: 'arith' }>): void {
-    const arithmetic = this.out.splice(t.found)
-    const level = this.depth.level
-    try {
-      this.nested(() => new Parser(t.inner, this.out, this.depth).parseProgram())
-      const bash = new Set(arithmetic.map((c) => JSON.stringify(c)))
-      for (const c of this.out.slice(t.found)) if (!bash.has(JSON.stringify(c))) c.dashOnly = true
-    } catch (err) {
-      if (!(err instanceof ParseError)) throw err
-      this.depth.level = level
-      this.out.length = t.found
-      this.out.push(...arithmetic)
-    }
-  }
-
   private parseDoGroup(): void {
     this.expectWord('do')
     this.parseList((u) => isWord(u, 'done'))
@@ -282,7 +376,10 @@ class Parser {
     if (this.peek().kind === 'arith') {
       this.next()
     } else {
-      if (this.next().kind !== 'word') throw new ParseError('`for` must be followed by a name')
+      const name = this.next()
+      if (name.kind !== 'word') throw new ParseError('`for` must be followed by a name')
+      // The loop sets its variable: `for PATH in .` is an assignment to PATH.
+      this.assign(name.word.text)
       this.skipNewlines()
       if (isWord(this.peek(), 'in')) {
         this.next()
@@ -292,7 +389,7 @@ class Parser {
     if (isOp(this.peek(), ';')) this.next()
     this.skipNewlines()
     // bash also accepts a brace group as the body of a `for`.
-    if (isWord(this.peek(), '{')) {
+    if (this.bash(isWord(this.peek(), '{'))) {
       this.parseCommand()
       return
     }
@@ -325,61 +422,41 @@ class Parser {
   private parseFunctionBody(): void {
     this.skipNewlines()
     const t = this.peek()
-    if (!isOp(t, '(') && t.kind !== 'arith' && !isKeywordToken(t)) {
+    if (!isOp(t, '(') && t.kind !== 'arith' && !this.isKeyword(t)) {
       throw new ParseError('a function body must be a compound command such as `{ …; }`')
     }
     this.parseCommand()
   }
 
   /**
-   * `[[ … ]]`: in bash, `<`, `>`, `&&`, `||` and parentheses are operands here. `sh` may be
-   * dash, which has no `[[`: there `<` and `>` redirect, and `[[ a || b ]]` runs `[[ a`
-   * (not found) and then `b ]]`. Both readings count: the test is one command, its `<` and
-   * `>` operands are also its redirections, and what follows a `||` is also a command.
+   * `[[ … ]]` as bash reads it: `<`, `>`, `&&`, `||`, `!` and parentheses are operands, and
+   * the right side of `=~` is a regex in which `(`, `)`, `|`, `<` and `>` are plain
+   * characters. dash has no `[[` and reads all of them as operators: that is the dash
+   * reading's business (`[[ x =~ a|rm y ]]` pipes `[[ x =~ a` into `rm y ]]` there).
    */
   private parseCondition(): void {
     const cmd = emptyCommand()
     push(cmd, literal('[['))
-    let dash: SimpleCommand | undefined
     for (;;) {
       this.skipNewlines()
       const t = this.next()
       if (t.kind === 'word') {
         if (t.word.text === ']]' && !t.word.quoted) break
         push(cmd, t.word)
-        if (dash) push(dash, t.word)
-        // The right side of `=~` is a regex: `(`, `)` and `|` in it are plain characters.
         if (t.word.text === '=~' && !t.word.quoted) {
           this.skipBlanks()
-          const regex = this.readWord(true)
-          push(cmd, regex)
-          if (dash) push(dash, regex)
+          push(cmd, this.readWord(true))
         }
-      } else if (t.kind === 'op' && t.fd === undefined && (t.op === '<' || t.op === '>')) {
-        const target = this.next()
-        if (target.kind !== 'word') throw unexpected(target)
+      } else if (t.kind === 'op' && t.fd === undefined && ['<', '>', '(', ')', '&&', '||'].includes(t.op)) {
         push(cmd, literal(t.op))
-        push(cmd, target.word)
-        ;(dash ?? cmd).redirects.push({ op: t.op, target: target.word.text, dynamic: target.word.dynamic })
-      } else if (t.kind === 'op' && t.fd === undefined && (t.op === '(' || t.op === ')')) {
-        push(cmd, literal(t.op))
-        if (dash) push(dash, literal(t.op))
-      } else if (t.kind === 'op' && t.fd === undefined && (t.op === '&&' || t.op === '||')) {
-        push(cmd, literal(t.op))
-        if (dash || t.op === '||') {
-          if (dash && dash.words.length + dash.redirects.length > 0) this.out.push(dash)
-          dash = { ...emptyCommand(), dashOnly: true }
-        }
       } else {
         throw t.kind === 'eof' ? new ParseError('`[[` is not closed by `]]`') : unexpected(t)
       }
     }
-    if (cmd.redirects.length > 0) cmd.dashOnly = true
     this.out.push(cmd)
-    if (dash && dash.words.length + dash.redirects.length > 0) this.out.push(dash)
   }
 
-  private parseSimple(): void {
+  private parseSimple(): SimpleCommand | undefined {
     const cmd = emptyCommand()
     for (;;) {
       const t = this.peek()
@@ -398,10 +475,11 @@ class Parser {
       this.next()
       this.expectOp(')')
       this.parseFunctionBody()
-      return
+      return undefined
     }
     if (cmd.words.length + cmd.assignments.length + cmd.redirects.length === 0) throw unexpected(this.peek())
     this.out.push(cmd)
+    return cmd
   }
 
   /** Redirections after a compound command apply to all of it: kept as a command without words. */
@@ -440,10 +518,31 @@ class Parser {
     if (!isWord(t, word)) throw t.kind === 'eof' ? new ParseError(`\`${word}\` is missing`) : unexpected(t)
   }
 
+  /** Reports a variable set by syntax other than `NAME=value`, as a command with only `NAME=`. */
+  private assign(name: string): void {
+    this.out.push({ ...emptyCommand(), assignments: [`${name}=`] })
+  }
+
+  /**
+   * Whether bash reads syntax its own way here (`cond`), which dash does not: false in the
+   * dash reading. Every place where the readings part goes through here, so that when the
+   * bash reading never gets true from it, the dash reading would be the same and is skipped.
+   */
+  private bash(cond: boolean): boolean {
+    if (!cond || this.dash) return false
+    this.shared.bashOnly = true
+    return true
+  }
+
+  /** A reserved word where a command starts; dash has fewer than bash. */
+  private isKeyword(t: Token): t is Extract<Token, { kind: 'word' }> {
+    return t.kind === 'word' && isWord(t, t.word.text) && (DASH_KEYWORDS.has(t.word.text) || this.bash(BASH_ONLY_KEYWORDS.has(t.word.text)))
+  }
+
   private nested<T>(fn: () => T): T {
-    if (++this.depth.level > MAX_DEPTH) throw new ParseError(`the command is nested more than ${MAX_DEPTH} levels deep`)
+    if (++this.shared.level > MAX_DEPTH) throw new ParseError(`the command is nested more than ${MAX_DEPTH} levels deep`)
     const result = fn()
-    this.depth.level--
+    this.shared.level--
     return result
   }
 
@@ -470,20 +569,30 @@ class Parser {
       this.readHeredocBodies()
       return { kind: 'newline' }
     }
-    if (c === '(' && src[this.pos + 1] === '(') {
+    // dash has no `((…))`: there `((rm x))` is two nested subshells, found by the dash reading.
+    if (!this.dash && c === '(' && src[this.pos + 1] === '(') {
       const start = this.pos
-      const found = this.out.length
       this.pos += 2
-      if (this.tryArithmetic(start, ')')) return { kind: 'arith', inner: src.slice(start + 2, this.pos - 2), found }
+      if (this.bash(this.tryArithmetic(start, ')'))) return { kind: 'arith' }
       this.pos = start
     }
-    // An IO number is the digits right before `<` or `>`, as in `2>&1`.
+    if (!this.dash && c === '{') {
+      FD_VARIABLE.lastIndex = this.pos
+      const m = FD_VARIABLE.exec(src)
+      if (this.bash(m !== null) && m) {
+        this.assign(m[1]!)
+        this.pos += m[0].length
+      }
+    }
+    // An IO number is the digits right before `<` or `>`, as in `2>&1`; dash takes one digit only.
     let end = this.pos
     while (end < src.length && src[end]! >= '0' && src[end]! <= '9') end++
-    const fd = end > this.pos && (src[end] === '<' || src[end] === '>') ? Number(src.slice(this.pos, end)) : undefined
+    const io = end > this.pos && (src[end] === '<' || src[end] === '>') && (end === this.pos + 1 || this.bash(true))
+    const fd = io ? Number(src.slice(this.pos, end)) : undefined
     const at = fd === undefined ? this.pos : end
-    const processSubstitution = (src[at] === '<' || src[at] === '>') && src[at + 1] === '('
-    const op = processSubstitution || !OPERATOR_START.has(src[at]!) ? undefined : OPERATORS.find((o) => src.startsWith(o, at))
+    const processSubstitution = this.bash((src[at] === '<' || src[at] === '>') && src[at + 1] === '(')
+    let op = processSubstitution || !OPERATOR_START.has(src[at]!) ? undefined : BASH_OPERATORS.find((o) => src.startsWith(o, at))
+    if (op && BASH_ONLY_OPERATORS.has(op) && !this.bash(true)) op = DASH_OPERATORS.find((o) => src.startsWith(o, at))
     if (op && (fd === undefined || REDIRECTS.has(op))) {
       this.pos = at + op.length
       return fd === undefined ? { kind: 'op', op } : { kind: 'op', op, fd }
@@ -524,7 +633,8 @@ class Parser {
         this.pos++
         continue
       }
-      if ((c === '<' || c === '>') && src[this.pos + 1] === '(') {
+      // bash's process substitution; in dash `<(` is a redirection and then a syntax error.
+      if (this.bash((c === '<' || c === '>') && src[this.pos + 1] === '(')) {
         const start = this.pos
         this.pos += 2
         this.nested(() => this.parseList((u) => isOp(u, ')')))
@@ -533,7 +643,7 @@ class Parser {
         w.dynamic = true
         continue
       }
-      if (c === '(' && w.assignment && w.text.endsWith('=')) {
+      if (this.bash(c === '(' && w.assignment && w.text.endsWith('='))) {
         this.readArray(w)
         continue
       }
@@ -565,8 +675,9 @@ class Parser {
           this.readDouble(w)
           break
         case '$':
-          if (src[this.pos + 1] === "'") this.readAnsiC(w)
-          else if (src[this.pos + 1] === '"') {
+          // bash's `$'…'` and `$"…"`; dash reads a literal `$` and then a quoted string.
+          if (this.bash(src[this.pos + 1] === "'")) this.readAnsiC(w)
+          else if (this.bash(src[this.pos + 1] === '"')) {
             this.pos++
             this.readDouble(w)
           } else this.readDollar(w, false)
@@ -652,7 +763,8 @@ class Parser {
         this.nested(() => this.parseList((u) => isOp(u, ')')))
         this.expectOp(')')
       }
-    } else if (n === '[') {
+    } else if (this.bash(n === '[')) {
+      // bash's old arithmetic `$[…]`; dash reads a literal `$[` (and `;` in it ends the command).
       this.pos += 2
       if (!this.tryArithmetic(start, ']')) throw new ParseError('a `$[` is not closed')
     } else if (n === '{') {
@@ -675,10 +787,13 @@ class Parser {
   /** The inside of `${…}`, up to its matching `}`; its substitutions run too (`${x:-$(cmd)}`). */
   private readParameter(inDouble: boolean): void {
     const { src } = this
+    DEFAULT_ASSIGNMENT.lastIndex = this.pos
+    const assigned = DEFAULT_ASSIGNMENT.exec(src)
+    if (assigned) this.assign(assigned[1]!)
     const scratch = scratchWord()
     let open = 1
-    // In double quotes bash still pairs single quotes here (they hide a `}`), but what is
-    // between them is expanded all the same.
+    // In double quotes bash (not dash, nor bash in POSIX mode) still pairs single quotes
+    // here (they hide a `}`), but what is between them is expanded all the same.
     let single = false
     while (this.pos < src.length) {
       const c = src[this.pos]!
@@ -687,10 +802,11 @@ class Parser {
         const end = src.indexOf("'", this.pos + 1)
         if (end < 0) throw new ParseError('a single quote is not closed')
         this.pos = end + 1
-      } else if (c === "'") {
+      } else if (this.bash(c === "'")) {
         single = !single
         this.pos++
       } else if (c === '"') this.readDouble(scratch)
+      else if (this.bash(c === '$' && src[this.pos + 1] === "'" && !inDouble)) this.readAnsiC(scratch)
       else if (c === '$') this.readDollar(scratch, inDouble)
       else if (c === '`') this.readBacktick(scratch, inDouble)
       else {
@@ -713,10 +829,14 @@ class Parser {
    */
   private tryArithmetic(start: number, close: ')' | ']', from = this.pos): boolean {
     if (this.notArith.has(start)) return false
-    const saved = { pos: this.pos, found: this.out.length, heredocs: this.heredocs.length, level: this.depth.level }
+    const saved = { pos: this.pos, found: this.out.length, heredocs: this.heredocs.length, level: this.shared.level }
     this.pos = from
     try {
-      if (this.nested(() => this.scanArithmetic(close))) return true
+      if (this.nested(() => this.scanArithmetic(close))) {
+        const text = this.src.slice(from, this.pos - (close === ')' ? 2 : 1))
+        for (const name of arithmeticAssignments(text)) this.assign(name)
+        return true
+      }
     } catch (err) {
       if (!(err instanceof ParseError)) throw err
     }
@@ -724,7 +844,7 @@ class Parser {
     this.pos = saved.pos
     this.out.length = saved.found
     this.heredocs.length = saved.heredocs
-    this.depth.level = saved.level
+    this.shared.level = saved.level
     return false
   }
 
@@ -740,9 +860,16 @@ class Parser {
       else if (c === '`') this.readBacktick(scratch, true)
       else if (c === '"') this.readDouble(scratch)
       else if (c === "'") {
-        const end = src.indexOf("'", this.pos + 1)
-        if (end < 0) return false
-        this.pos = end + 1
+        // Quotes group (a `)` in them does not end the arithmetic), but bash and dash both
+        // expand what is between them: `$(( '$(cmd)' ))` runs cmd.
+        this.pos++
+        while (this.pos < src.length && src[this.pos] !== "'") {
+          if (src[this.pos] === '$') this.readDollar(scratch, true)
+          else if (src[this.pos] === '`') this.readBacktick(scratch, true)
+          else this.pos++
+        }
+        if (this.pos >= src.length) return false
+        this.pos++
       } else if (c === open) {
         depth++
         this.pos++
@@ -782,12 +909,16 @@ class Parser {
       }
     }
     this.pos = i + 1
-    this.nested(() => new Parser(inner, this.out, this.depth).parseProgram())
+    this.nested(() => new Parser(inner, this.out, this.shared, this.dash).parseProgram())
     w.text += src.slice(start, this.pos)
     w.dynamic = true
   }
 
-  /** `$'…'`: bash's ANSI-C quoting, decoded, so `$'\x72m'` reads as `rm`. */
+  /**
+   * `$'…'`: bash's ANSI-C quoting, decoded, so `$'\x72m'` reads as `rm`. dash has none: its
+   * reading is a `$` and a plain single-quoted string, which ends at the first `'` (so
+   * `$'\'; rm x #'` runs rm in dash), and the dash reading finds that.
+   */
   private readAnsiC(w: Word): void {
     const { src } = this
     w.quoted = true
@@ -828,7 +959,7 @@ class Parser {
       }
       doc.redirect.body = body
       // An unquoted delimiter lets `$(…)` and backticks in the body run.
-      if (!doc.quoted) this.nested(() => new Parser(body, this.out, this.depth).scanExpansions())
+      if (!doc.quoted) this.nested(() => new Parser(body, this.out, this.shared, this.dash).scanExpansions())
     }
   }
 
@@ -875,6 +1006,50 @@ function ansiEscape(src: string, at: number): [string, number] {
   return ['\\' + c, c === '' ? 0 : 1]
 }
 
+/**
+ * The variables an arithmetic expression assigns (`x = 1`, `x += 2`, `x++`, `--x`,
+ * `a[i] = 1`), in one pass without regexes. A name right before an assignment operator
+ * counts even where it is not really one: a few too many is harmless.
+ */
+export function arithmeticAssignments(text: string): string[] {
+  const names: string[] = []
+  /** The name whose operator may come next (after blanks or a `[…]` subscript). */
+  let pending: string | undefined
+  /** For each open `[`, the name before it. */
+  const subscripts: (string | undefined)[] = []
+  let before = ''
+  for (let i = 0; i < text.length; ) {
+    const c = text[i]!
+    if (NAME_START.test(c) && !NAME_CHAR.test(text[i - 1] ?? '')) {
+      let j = i + 1
+      while (j < text.length && NAME_CHAR.test(text[j]!)) j++
+      // `$x` and `${x}` are expanded first: the name they hold is not followed here.
+      const expanded = text[i - 1] === '$' || (text[i - 1] === '{' && text[i - 2] === '$')
+      pending = expanded ? undefined : text.slice(i, j)
+      if (pending !== undefined && (before === '++' || before === '--')) names.push(pending)
+      before = ''
+      i = j
+      continue
+    }
+    if (c === ' ' || c === '\t' || c === '\n') {
+      i++
+      continue
+    }
+    if (c === '[') subscripts.push(pending)
+    const closed = c === ']' ? subscripts.pop() : undefined
+    if (pending !== undefined && c !== '[' && c !== ']') {
+      const op = ASSIGNMENT_OPERATORS.find((o) => text.startsWith(o, i))
+      if (op !== undefined && text[i + op.length] !== '=') names.push(pending)
+    }
+    pending = closed
+    before = (before + c).slice(-2)
+    i++
+  }
+  return names
+}
+
+const ASSIGNMENT_OPERATORS = ['<<=', '>>=', '+=', '-=', '*=', '/=', '%=', '&=', '^=', '|=', '++', '--', '=']
+
 function emptyCommand(): SimpleCommand {
   return { words: [], dynamic: [], glob: [], assignments: [], redirects: [] }
 }
@@ -904,10 +1079,6 @@ function isCaseEnd(t: Token): boolean {
 /** The literal, unquoted word `word`: how reserved words are recognised. */
 function isWord(t: Token, word: string): boolean {
   return t.kind === 'word' && !t.word.quoted && !t.word.dynamic && t.word.text === word
-}
-
-function isKeywordToken(t: Token): t is Extract<Token, { kind: 'word' }> {
-  return t.kind === 'word' && isWord(t, t.word.text) && KEYWORDS.has(t.word.text)
 }
 
 function endsCommand(t: Token): boolean {

@@ -280,7 +280,8 @@ export class HeadTail {
       chunk = chunk.subarray(take)
       if (chunk.length === 0) return
     }
-    const ring = (this.ring ??= Buffer.alloc(this.tailMax))
+    if (!this.ring) this.ring = Buffer.alloc(this.tailMax)
+    const ring = this.ring
     if (chunk.length >= ring.length) {
       chunk.copy(ring, 0, chunk.length - ring.length)
       this.ringPos = 0
