@@ -39,3 +39,23 @@ export {
 } from './errors.js'
 export type { ErrorCode } from './errors.js'
 export { countTokens, hashBuffer, hashFile } from './utils.js'
+// SDK adapters (Anthropic, OpenAI Chat Completions and Responses, Vercel AI SDK); no SDK is a dependency.
+export { anthropicTools, runAnthropicToolUses, toAnthropicContent } from './adapters/anthropic.js'
+export type { AnthropicTool, AnthropicToolResultBlock, AnthropicToolResultContent, AnthropicImageMediaType, AnthropicContentBlockLike, AnthropicToolsOptions, RunAnthropicOptions } from './adapters/anthropic.js'
+export { openaiChatTools, runOpenAIChatToolCalls, openaiResponsesTools, runOpenAIResponsesCalls, toResponsesOutput } from './adapters/openai.js'
+export type {
+  OpenAIChatTool,
+  OpenAIChatToolCallLike,
+  OpenAIChatToolMessage,
+  OpenAIChatImageMessage,
+  OpenAIChatResultMessage,
+  RunOpenAIChatOptions,
+  OpenAIResponsesTool,
+  OpenAIResponseItemLike,
+  OpenAIFunctionCallOutput,
+  OpenAIFunctionCallOutputContent,
+  OpenAIToolsOptions,
+  RunOpenAIOptions,
+} from './adapters/openai.js'
+export { aiSdkTools, toAiSdkOutput } from './adapters/ai-sdk.js'
+export type { AiSdkTool, AiSdkFunctions, AiSdkModelOutput, AiSdkToolsOptions } from './adapters/ai-sdk.js'

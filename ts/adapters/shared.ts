@@ -1,0 +1,60 @@
+/**
+ * Small helpers the SDK adapters share: joining a result's text, labelling errors for
+ * SDKs whose tool results have no error flag, and base64 data URLs for images.
+ * Internal: not exported from the package.
+ */
+import type { ContentBlock, ToolResult } from '../result.js'
+
+export type TextBlock = Extract<ContentBlock, { type: 'text' }>
+export type ImageBlock = Extract<ContentBlock, { type: 'image' }>
+
+/** The text blocks of a result, joined by blank lines. */
+export function joinedText(blocks: readonly ContentBlock[]): string {
+  return blocks
+    .filter((b): b is TextBlock => b.type === 'text')
+    .map((b) => b.text)
+    .join('\n\n')
+}
+
+/** The image blocks of a result. */
+export function imagesOf(blocks: readonly ContentBlock[]): ImageBlock[] {
+  return blocks.filter((b): b is ImageBlock => b.type === 'image')
+}
+
+/**
+ * The model-facing text of a failed result, for SDKs with no `is_error` flag (OpenAI):
+ * starts with "Error: " unless the preset already marked it ("[error] …", "[permission_required] …").
+ */
+export function errorText(result: ToolResult): string {
+  const text = joinedText(result.content)
+  return text.startsWith('[') ? text : `Error: ${text}`
+}
+
+/** A `data:` URL of an image block. */
+export function dataUrl(image: ImageBlock): string {
+  return `data:${image.mimeType};base64,${image.data}`
+}
+
+/** What the model is told instead of an image it cannot receive here. */
+export function omittedImage(image: ImageBlock, why: string): string {
+  const bytes = Math.floor((image.data.length * 3) / 4) - (image.data.endsWith('==') ? 2 : image.data.endsWith('=') ? 1 : 0)
+  return `[image omitted: ${image.mimeType}, ${bytes} bytes; ${why}]`
+}
+
+/** A JSON-ish object for tool input, or the reason it is not one. */
+export function parseArguments(raw: unknown): { ok: true; input: unknown } | { ok: false; reason: string } {
+  if (typeof raw !== 'string') return { ok: true, input: raw }
+  // Some models send "" for a call without arguments.
+  if (raw.trim() === '') return { ok: true, input: {} }
+  try {
+    return { ok: true, input: JSON.parse(raw) }
+  } catch (err) {
+    return { ok: false, reason: err instanceof Error ? err.message : String(err) }
+  }
+}
+
+/** The error text for arguments that are not JSON. */
+export function malformedArgumentsText(name: string, raw: string, reason: string): string {
+  const shown = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw
+  return `Error: the arguments of this ${name} call are not valid JSON (${reason}): ${shown}\nCall ${name} again with a JSON object of named fields.`
+}
