@@ -1,6 +1,8 @@
 /**
  * The `fsgate` command (SPEC §7), run as a real process from dist/: `read` output and
- * exit codes, `--json`, `--help`, usage errors, `definitions`.
+ * exit codes, `--json`, `--help`, usage errors, `definitions`, write and edit, colour
+ * (forced, refused, never when piped) and `mcp`. The colour and progress decisions and
+ * the painters are also tested directly, since the tests never have a terminal.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -9,6 +11,8 @@ import { fileURLToPath } from 'node:url'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { withProgress, progressEnabled } from '../ts/cli/progress.js'
+import { colorEnabled, highlighter, makeStyle, paintGrep, paintStatus } from '../ts/cli/style.js'
 import { png, put, removeTempDirs, tempDir } from './helpers.js'
 import { textPdf } from './pdf-make.js'
 
@@ -39,10 +43,17 @@ beforeAll(() => {
 
 afterAll(removeTempDirs)
 
-function run(args: string[], cwd = ws) {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', timeout: 30_000 })
+/** Runs dist/cli.js piped, with no colour variables unless `env` sets them, and `input` on stdin. */
+function run(args: string[], cwd = ws, options: { env?: Record<string, string>; input?: string | Buffer } = {}) {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env }
+  for (const key of ['FORCE_COLOR', 'NO_COLOR']) if (!options.env || !(key in options.env)) delete env[key]
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd, env, input: options.input ?? '', encoding: 'utf8', timeout: 30_000 })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is looked for
+const ANSI = /\x1b\[[0-9;]*m/g
+const strip = (text: string) => text.replace(ANSI, '')
 
 describe('fsgate read', () => {
   it('prints the page and exits 0', () => {
@@ -304,5 +315,212 @@ describe('fsgate git and risk', () => {
     expect(j.risk).toBe('low')
     expect(j.commands.map((c: { name: string }) => c.name)).toEqual(['cat', 'wc'])
     expect(run(['risk']).code).toBe(2)
+  })
+})
+
+describe('fsgate write and edit', () => {
+  it('write takes the content from --from FILE, relative to the current folder', () => {
+    const src = path.join(tempDir('fsgate-cli-src-'), 'src.txt')
+    fs.writeFileSync(src, 'from a file\r\nsecond\n')
+    const r = run(['write', 'out/from.txt', '--from', src])
+    expect(r).toMatchObject({ code: 0, stderr: '' })
+    expect(r.stdout).toBe('Created out/from.txt (2 lines).\n')
+    expect(fs.readFileSync(path.join(ws, 'out/from.txt'), 'utf8')).toBe('from a file\nsecond\n')
+  })
+
+  it('write takes stdin, and replaces an existing file without a read first (the person is the user)', () => {
+    put(ws, 'existing.txt', 'old\n')
+    const r = run(['write', 'existing.txt'], ws, { input: 'new from stdin\n' })
+    expect(r).toMatchObject({ code: 0, stdout: 'Replaced existing.txt (1 line).\n' })
+    expect(fs.readFileSync(path.join(ws, 'existing.txt'), 'utf8')).toBe('new from stdin\n')
+    // The same under the consent preset: no permission asked, no working copy inside the workspace.
+    expect(run(['write', 'existing.txt', '--from', '-', '--preset', 'consent'], ws, { input: 'again\n' }).code).toBe(0)
+    expect(fs.readFileSync(path.join(ws, 'existing.txt'), 'utf8')).toBe('again\n')
+  })
+
+  it('write refuses what is not text, a missing --from file and a path outside the workspace', () => {
+    expect(run(['write', 'bin.txt'], ws, { input: Buffer.from([0xff, 0xfe, 0x00, 0xc3]) }).code).toBe(2)
+    expect(fs.existsSync(path.join(ws, 'bin.txt'))).toBe(false)
+    const missing = run(['write', 'x.txt', '--from', 'no-such-file'])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('no-such-file')
+    const outside = run(['write', '../escape.txt'], ws, { input: 'x' })
+    expect(outside.code).toBe(1)
+    expect(outside.stderr).toContain('PATH_OUTSIDE_WORKSPACE')
+    expect(run(['write'], ws, { input: 'x' }).code).toBe(2)
+  })
+
+  it('edit replaces one match and prints what changed; --diff adds the unified diff', () => {
+    put(ws, 'edit.txt', 'alpha\nbeta\ngamma\n')
+    const r = run(['edit', 'edit.txt', '--old', 'beta', '--new', 'BETA'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('Edited edit.txt (1 replacement).\nThe edited lines:\n     1\talpha\n     2\tBETA\n     3\tgamma\nedit.txt: +1 -1\n')
+    expect(fs.readFileSync(path.join(ws, 'edit.txt'), 'utf8')).toBe('alpha\nBETA\ngamma\n')
+    const d = run(['edit', 'edit.txt', '--old=gamma', '--new=GAMMA', '--diff'])
+    expect(d.stdout).toContain('edit.txt: +1 -1\n--- a/edit.txt\n+++ b/edit.txt\n')
+    expect(d.stdout).toMatch(/^-gamma\n\+GAMMA\n$/m)
+  })
+
+  it('edit --all replaces every match; without it several matches are AMBIGUOUS_MATCH', () => {
+    put(ws, 'many.txt', 'x = 1\nx = 2\nx = 3\n')
+    const amb = run(['edit', 'many.txt', '--old', 'x =', '--new', 'y ='])
+    expect(amb.code).toBe(1)
+    expect(amb.stderr).toContain('(error code AMBIGUOUS_MATCH)')
+    const r = run(['edit', 'many.txt', '--old', 'x =', '--new', 'y =', '--all'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^Edited many\.txt \(3 replacements\)\./)
+    expect(r.stdout).toContain('many.txt: +3 -3\n')
+    expect(fs.readFileSync(path.join(ws, 'many.txt'), 'utf8')).toBe('y = 1\ny = 2\ny = 3\n')
+  })
+
+  it('a failing edit exits 1 with STRING_NOT_FOUND on stderr and leaves the file alone', () => {
+    put(ws, 'keep.txt', 'keep me\n')
+    const r = run(['edit', 'keep.txt', '--old', 'absent', '--new', 'x'])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toMatch(/old_string was not found in keep\.txt[\s\S]*\(error code STRING_NOT_FOUND\)/)
+    expect(fs.readFileSync(path.join(ws, 'keep.txt'), 'utf8')).toBe('keep me\n')
+    const json = run(['edit', 'keep.txt', '--old', 'absent', '--new', 'x', '--json'])
+    expect(json.code).toBe(1)
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'STRING_NOT_FOUND', errorCode: 8 })
+  })
+
+  it('edit without --old or --new is a usage error', () => {
+    for (const args of [['edit', 'keep.txt', '--new', 'x'], ['edit', 'keep.txt', '--old', 'x'], ['edit', '--old', 'a', '--new', 'b']]) {
+      const r = run(args)
+      expect(r.code).toBe(2)
+      expect(r.stderr).toContain('Usage: fsgate edit')
+    }
+  })
+})
+
+describe('help for each command', () => {
+  it.each([
+    ['read', ['--offset', '--limit', '--pages']],
+    ['write', ['--from']],
+    ['edit', ['--old', '--new', '--all', '--diff']],
+    ['pdf', ['--max-chars']],
+    ['glob', ['--hidden', '--no-ignore']],
+    ['grep', ['--include', '--ignore-case', '--mode', '--context', '--hidden', '--no-ignore']],
+    ['search', ['--top']],
+    ['git', ['--cached', '--limit']],
+    ['risk', ['--json']],
+    ['definitions', ['--dialect', '--format']],
+  ])('fsgate %s --help shows its usage and options', (command, options) => {
+    for (const args of [[command, '--help'], [command, '-h'], ['help', command]]) {
+      const r = run(args)
+      expect(r.code).toBe(0)
+      expect(r.stderr).toBe('')
+      expect(r.stdout).toContain(`Usage: fsgate ${command} `)
+      for (const option of options) expect(r.stdout).toContain(option)
+      if (command !== 'risk') expect(r.stdout).toContain('--workspace')
+    }
+  })
+
+  it('fsgate --help lists every command; an option a command does not take is a usage error', () => {
+    const r = run(['--help'])
+    for (const command of ['read', 'write', 'edit', 'pdf', 'glob', 'grep', 'search', 'git', 'risk', 'definitions', 'mcp']) {
+      expect(r.stdout).toContain(`fsgate ${command} `)
+    }
+    const bad = run(['glob', '*.txt', '--top', '3'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('Usage: fsgate glob')
+  })
+
+  it('options may come before the command', () => {
+    expect(run(['--workspace', path.join(ws, 'sub'), 'read', 'deep.txt'], repo)).toMatchObject({ code: 0, stdout: '     1\tdeep\n' })
+  })
+
+  it('fsgate mcp --help is the MCP server’s own help (loaded on demand)', () => {
+    const r = run(['mcp', '--help'])
+    expect(r.code).toBe(0)
+    expect(r.stdout + r.stderr).toContain('mcp')
+  })
+})
+
+describe('colour', () => {
+  it('FORCE_COLOR=1 paints grep ripgrep-style; stripped, it is the piped text', () => {
+    const plain = run(['grep', 'line [24]'])
+    const forced = run(['grep', 'line [24]'], ws, { env: { FORCE_COLOR: '1' } })
+    expect(forced.code).toBe(0)
+    expect(forced.stdout).toMatch(ANSI)
+    expect(forced.stdout).toContain('\x1b[35mfive.txt\x1b[39m:\x1b[32m2\x1b[39m:\x1b[1m\x1b[31mline 2\x1b[39m\x1b[22m')
+    expect(strip(forced.stdout)).toBe(plain.stdout)
+    expect(plain.stdout).not.toMatch(ANSI)
+  })
+
+  it('errors are red with their code when forced', () => {
+    const r = run(['read', 'missing.txt'], ws, { env: { FORCE_COLOR: '1' } })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('\x1b[31m')
+    expect(strip(r.stderr)).toContain('(error code NOT_FOUND)')
+  })
+
+  it('no colour when piped, with NO_COLOR, with FORCE_COLOR=0, or with --json', () => {
+    for (const env of [{}, { NO_COLOR: '1' }, { FORCE_COLOR: '0' }] as Record<string, string>[]) {
+      const r = run(['grep', 'line'], ws, { env })
+      expect(r.stdout).toContain('five.txt:1:line 1')
+      expect(r.stdout).not.toMatch(ANSI)
+    }
+    const json = run(['grep', 'line', '--json'], ws, { env: { FORCE_COLOR: '1' } })
+    expect(json.stdout).not.toMatch(ANSI)
+    expect(JSON.parse(json.stdout).isError).toBe(false)
+  })
+
+  it('the decision: a terminal without NO_COLOR or TERM=dumb; FORCE_COLOR overrides either way', () => {
+    expect(colorEnabled(true, {})).toBe(true)
+    expect(colorEnabled(false, {})).toBe(false)
+    expect(colorEnabled(true, { NO_COLOR: '1' })).toBe(false)
+    expect(colorEnabled(true, { NO_COLOR: '' })).toBe(true)
+    expect(colorEnabled(true, { TERM: 'dumb' })).toBe(false)
+    expect(colorEnabled(false, { FORCE_COLOR: '1' })).toBe(true)
+    expect(colorEnabled(false, { FORCE_COLOR: '' })).toBe(true)
+    expect(colorEnabled(true, { FORCE_COLOR: '0' })).toBe(false)
+    expect(colorEnabled(true, { FORCE_COLOR: 'false' })).toBe(false)
+  })
+
+  it('the painters only add escapes: paths with : and -, context, counts, git status letters', () => {
+    const s = makeStyle(true)
+    const text = 'a:b-c.txt:3:x = foo\na:b-c.txt-4-context foo\n--\nz.txt:7'
+    const painted = paintGrep(text, ['a:b-c.txt', 'z.txt'], highlighter('foo', false), s)
+    expect(strip(painted)).toBe(text)
+    expect(painted).toContain('\x1b[35ma:b-c.txt\x1b[39m:\x1b[32m3\x1b[39m:x = \x1b[1m\x1b[31mfoo')
+    expect(painted).toContain('-context foo') // context lines: no match highlight
+    expect(painted).toContain('\x1b[35mz.txt\x1b[39m:\x1b[32m7\x1b[39m')
+    expect(highlighter('(?i)x', false)).toBeNull() // Rust-only syntax: printed without highlights
+    const status = 'On branch main.\nMM a.txt\n?? new.txt'
+    const st = paintStatus(status, s)
+    expect(strip(st)).toBe(status)
+    expect(st).toContain('\x1b[32mM\x1b[39m\x1b[31mM\x1b[39m a.txt')
+    expect(paintGrep(text, ['z.txt'], null, makeStyle(false))).toBe(text)
+  })
+})
+
+describe('progress line', () => {
+  it('is shown only on a terminal', () => {
+    expect(progressEnabled(true, {})).toBe(true)
+    expect(progressEnabled(false, {})).toBe(false)
+    expect(progressEnabled(true, { TERM: 'dumb' })).toBe(false)
+    // Piped, a long walk writes nothing to stderr.
+    const r = run(['grep', 'line', '--no-ignore', '--hidden'])
+    expect(r.stderr).toBe('')
+  })
+
+  it('draws a spinner only after the delay and erases it when the work ends', async () => {
+    const writes: string[] = []
+    const stream = { write: (t: string) => writes.push(t) }
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+    expect(await withProgress(stream, 'grep fast', Promise.resolve(1), { delayMs: 50 })).toBe(1)
+    expect(writes).toEqual([])
+    expect(await withProgress(stream, 'grep slow', sleep(120).then(() => 2), { delayMs: 10, intervalMs: 20 })).toBe(2)
+    expect(writes.length).toBeGreaterThan(2)
+    expect(writes[0].startsWith('\r\x1b[2K')).toBe(true)
+    expect(writes[0]).toMatch(/ grep slow \d+\.\ds$/)
+    expect(writes.at(-1)).toBe('\r\x1b[2K')
+    writes.length = 0
+    await expect(withProgress(stream, 'grep fails', sleep(60).then(() => Promise.reject(new Error('boom'))), { delayMs: 5 })).rejects.toThrow('boom')
+    expect(writes.at(-1)).toBe('\r\x1b[2K')
+    // No stream (not a terminal): the work alone.
+    expect(await withProgress(null, 'x', Promise.resolve(3), { delayMs: 0 })).toBe(3)
   })
 })
