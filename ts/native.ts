@@ -8,9 +8,10 @@ import { createRequire } from 'node:module'
 import type * as Binding from '../native/index.cjs'
 import { AbortedError, fsgateError, isErrorCode } from './errors.js'
 
-const require = createRequire(import.meta.url)
+// Not named `require`: the CommonJS build (scripts/build-cjs.mjs) compiles this file too.
+const load = createRequire(import.meta.url)
 
-export const native: typeof Binding = require('../native/index.cjs')
+export const native: typeof Binding = load('../native/index.cjs')
 
 export type NativeReadResult = Binding.ReadResult
 export type NativeError = Binding.NativeError
