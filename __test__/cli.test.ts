@@ -13,21 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { withProgress, progressEnabled } from '../ts/cli/progress.js'
 import { colorEnabled, highlighter, makeStyle, paintGrep, paintStatus } from '../ts/cli/style.js'
-import { png, put, removeTempDirs, tempDir } from './helpers.js'
+import { newest, png, put, removeTempDirs, tempDir } from './helpers.js'
 import { textPdf } from './pdf-make.js'
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const cli = path.join(repo, 'dist', 'cli.js')
 let ws: string
-
-/** The newest modification time of any file under `dir`. */
-function newest(dir: string): number {
-  let t = 0
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) t = Math.max(t, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs)
-  }
-  return t
-}
 
 beforeAll(() => {
   // Build the facade when dist/ is missing or older than the sources it is built from.

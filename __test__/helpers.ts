@@ -72,6 +72,46 @@ export function putRepeated(file: string, unit: string, totalBytes: number): voi
 }
 
 // ---------------------------------------------------------------------------------------
+// Processes and builds
+
+/**
+ * Whether a process is still running. A zombie (exited, waiting for a parent that does
+ * not reap it, as a container's pid 1 may never) counts as gone.
+ */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    return process.platform !== 'linux'
+  }
+}
+
+/** Waits until `cond()` holds, checking every 20 ms for at most `ms`; returns whether it held. */
+export async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (cond()) return true
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return cond()
+}
+
+/** The newest modification time of any file under `dir` (to tell whether dist/ is stale). */
+export function newest(dir: string): number {
+  let t = 0
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) t = Math.max(t, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs)
+  }
+  return t
+}
+
+// ---------------------------------------------------------------------------------------
 // Toolkits and results
 
 export interface Fixture {

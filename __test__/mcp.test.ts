@@ -21,7 +21,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { type CallToolResult, ElicitRequestSchema, type ElicitResult, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
-import { put, removeTempDirs, tempDir } from './helpers.js'
+import { newest, put, removeTempDirs, tempDir } from './helpers.js'
 import { textPdf } from './pdf-make.js'
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -29,15 +29,6 @@ const mainJs = path.join(repo, 'dist', 'mcp', 'main.js')
 const LAUNCH = `import(${JSON.stringify(pathToFileURL(mainJs).href)}).then((m) => m.mcpMain(process.argv.slice(1))).then((code) => { process.exitCode = code })`
 /** The server's environment: the SDK's safe defaults, and never a token from the host. */
 const ENV = getDefaultEnvironment()
-
-/** The newest modification time of any file under `dir`. */
-function newest(dir: string): number {
-  let t = 0
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) t = Math.max(t, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs)
-  }
-  return t
-}
 
 beforeAll(() => {
   // Build the facade when dist/ is missing or older than the sources. tsc emits even when

@@ -13,7 +13,7 @@ import { base32Decode, totp } from '../ts/policy/otp.js'
 import { SAFE_ENV_NAMES } from '../ts/policy/env.js'
 import { classifyCommand } from '../ts/policy/risk.js'
 import { HeadTail } from '../ts/process/run.js'
-import { fails, ok, put, removeTempDirs, textOf, workspace } from './helpers.js'
+import { alive, fails, ok, put, removeTempDirs, textOf, workspace } from './helpers.js'
 
 afterAll(removeTempDirs)
 
@@ -23,20 +23,6 @@ function declining(extra: Parameters<typeof workspace>[0] = {}) {
   const fx = workspace({ onApproval: (r) => (asked.push(r.command), false), ...extra })
   put(fx.dir, 'marker', 'keep me')
   return { ...fx, asked, marker: path.join(fx.dir, 'marker') }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return false
-  }
 }
 
 function gitRepo(dir: string): void {

@@ -10,6 +10,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { findSemble, parseSembleOutput, runSemble, SembleError } from '../ts/search/semble.js'
+import { alive, until } from './helpers.js'
 
 const made: string[] = []
 const fakes: Fake[] = []
@@ -91,30 +92,6 @@ async function failure(p: Promise<unknown>): Promise<SembleError> {
     return err as SembleError
   }
   throw new Error('expected the promise to reject')
-}
-
-/** Whether `pid` is a live process (a zombie counts as dead). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return true
-  }
-}
-
-async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (check()) return true
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  return check()
 }
 
 // Real output, in the shape each Semble release prints it.
@@ -364,7 +341,7 @@ describe.skipIf(process.platform === 'win32')('runSemble', () => {
 
     expect(fs.existsSync(pidFile)).toBe(true)
     const pids = [fake.calls()[0].pid, Number(fs.readFileSync(pidFile, 'utf8'))]
-    expect(await waitUntil(() => pids.every((pid) => !alive(pid)), 3000)).toBe(true)
+    expect(await until(() => pids.every((pid) => !alive(pid)), 3000)).toBe(true)
   })
 
   it('rejects output it cannot read with reason parse', async () => {
@@ -379,7 +356,7 @@ describe.skipIf(process.platform === 'win32')('runSemble', () => {
     const err = await failure(runSemble(fake.bin, 'q', tempDir(), 5, { env: fake.env, timeoutMs: 10_000 }))
     expect(err.reason).toBe('parse')
     expect(err.message).toContain('4 MiB')
-    expect(await waitUntil(() => !alive(fake.calls()[0].pid), 3000)).toBe(true)
+    expect(await until(() => !alive(fake.calls()[0].pid), 3000)).toBe(true)
   })
 
   it('rejects with reason aborted when the signal fires, and does not start when it already has', async () => {
@@ -390,7 +367,7 @@ describe.skipIf(process.platform === 'win32')('runSemble', () => {
     const err = await failure(runSemble(fake.bin, 'q', tempDir(), 5, { env: fake.env, signal: controller.signal }))
     expect(err.reason).toBe('aborted')
     expect(Date.now() - started).toBeLessThan(2000)
-    expect(await waitUntil(() => !alive(fake.calls()[0].pid), 3000)).toBe(true)
+    expect(await until(() => !alive(fake.calls()[0].pid), 3000)).toBe(true)
 
     const before = fake.calls().length
     const again = await failure(runSemble(fake.bin, 'q', tempDir(), 5, { env: fake.env, signal: AbortSignal.abort() }))

@@ -10,33 +10,9 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { HeadTail, ProcessRegistry, runProcess } from '../ts/process/run.js'
-import { fails, ok, removeTempDirs, textOf, workspace } from './helpers.js'
+import { alive, fails, ok, removeTempDirs, textOf, until, workspace } from './helpers.js'
 
 afterAll(removeTempDirs)
-
-/** Whether a process is still running (a zombie waiting for a parent that never reaps counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    return process.platform !== 'linux'
-  }
-}
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (cond()) return true
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  return cond()
-}
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
 
