@@ -381,6 +381,18 @@ describe('Streamable HTTP', () => {
     expect((await request(port, { headers: MCP_HEADERS, body: INITIALIZE })).status).toBe(200)
   })
 
+  it('closes sessions left idle, and caps how many are open', async () => {
+    const { port } = await startHttp(makeWorkspace(), [], { ...ENV, FSGATE_MCP_IDLE_MS: '300', FSGATE_MCP_MAX_SESSIONS: '2' })
+    const opened = await request(port, { headers: MCP_HEADERS, body: INITIALIZE })
+    expect(opened.status).toBe(200)
+    expect((await request(port, { headers: MCP_HEADERS, body: INITIALIZE })).status).toBe(200)
+    // The cap: a third session is refused while two are open.
+    expect((await request(port, { headers: MCP_HEADERS, body: INITIALIZE })).status).toBe(503)
+    // Idle past 300 ms: both are closed, so new sessions start again.
+    await new Promise((r) => setTimeout(r, 700))
+    expect((await request(port, { headers: MCP_HEADERS, body: INITIALIZE })).status).toBe(200)
+  })
+
   it('requires the bearer token when one is set', async () => {
     const { url, port } = await startHttp(makeWorkspace(), ['--token', 's3cret-token'])
     expect((await request(port, { headers: MCP_HEADERS, body: INITIALIZE })).status).toBe(401)

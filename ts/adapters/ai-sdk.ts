@@ -13,9 +13,10 @@
  * marker and types are the ones `generateText` checks, with no second copy of 'ai'),
  * and the function stays synchronous, which a dynamic `import('ai')` would not.
  *
- * Results: `execute` returns the whole ToolResult (so `steps[].toolResults` and UI
- * messages keep `data` and `error`), and `toModelOutput` turns it into what the model
- * sees: `error-text` for a failed call, `text` for text, and `content` with
+ * Results: `execute` returns the ToolResult (so `steps[].toolResults` and UI messages
+ * keep `data` and `error`) less `data.grantPhrase`, which a host that converts UI
+ * messages without `tools` would send to the model whole; `onResult` gets the whole
+ * result. `toModelOutput` turns it into what the model sees: `error-text` for a failed call, `text` for text, and `content` with
  * `image-data` parts when there are images. Inputs are not validated by the SDK
  * (`jsonSchema` without `validate`): fsgate validates them and answers a bad input with
  * an INVALID_INPUT result the model can read. Arguments that are not JSON at all are
@@ -24,7 +25,7 @@
 import type { Dialect } from '../policy/presets.js'
 import type { ToolResult } from '../result.js'
 import type { Session } from '../toolkit.js'
-import { errorText, joinedText } from './shared.js'
+import { errorText, joinedText, type ResultHandler, withoutSecrets } from './shared.js'
 
 /** What the model sees of a result (the SDK's `ToolResultOutput`, the kinds used here). */
 export type AiSdkModelOutput =
@@ -36,7 +37,7 @@ export type AiSdkModelOutput =
 export interface AiSdkTool<Schema> {
   description: string
   inputSchema: Schema
-  execute: (input: unknown, options: { abortSignal?: AbortSignal }) => Promise<ToolResult>
+  execute: (input: unknown, options: { abortSignal?: AbortSignal; toolCallId?: string }) => Promise<ToolResult>
   toModelOutput: (options: { output: ToolResult }) => AiSdkModelOutput
 }
 
@@ -50,6 +51,12 @@ export interface AiSdkFunctions<Schema> {
 export interface AiSdkToolsOptions {
   /** Which tool-name family: 'claude' | 'revka' | 'consent' | 'all'. Default: the preset's. */
   dialect?: Dialect | 'all'
+  /**
+   * Each call's whole ToolResult, for the host (show the user `data.grantPhrase`). What
+   * `execute` returns leaves the phrase out: a host that converts UI messages without
+   * `tools` sends the whole output to the model.
+   */
+  onResult?: ResultHandler
 }
 
 /** The session's tools as a record name → `tool(…)`, ready for `generateText({ tools })`. */
@@ -65,7 +72,11 @@ export function aiSdkTools<Schema>(session: Session, ai: AiSdkFunctions<Schema>,
     tools[name] = ai.tool({
       description: def.description,
       inputSchema: ai.jsonSchema(def.inputSchema),
-      execute: (input, { abortSignal }) => session.call(name, input, { signal: abortSignal }),
+      execute: async (input, { abortSignal, toolCallId }) => {
+        const result = await session.call(name, input, { signal: abortSignal })
+        options.onResult?.(result, { id: String(toolCallId ?? ''), name, input })
+        return withoutSecrets(result)
+      },
       toModelOutput: ({ output }) => toAiSdkOutput(output),
     }) as AiSdkTool<Schema>
   }

@@ -18,7 +18,7 @@
 import type { Dialect } from '../policy/presets.js'
 import type { ContentBlock } from '../result.js'
 import type { Session, Toolkit } from '../toolkit.js'
-import { omittedImage } from './shared.js'
+import { omittedImage, type ResultHandler } from './shared.js'
 
 /** A custom tool of the Messages API (`Anthropic.Tool`). */
 export interface AnthropicTool {
@@ -59,6 +59,8 @@ export interface AnthropicToolsOptions {
 export interface RunAnthropicOptions {
   /** Cancels the calls in flight; calls not yet started return ABORTED results. */
   signal?: AbortSignal
+  /** Each call's whole ToolResult, for the host (show the user `data.grantPhrase`). */
+  onResult?: ResultHandler
 }
 
 const MEDIA_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
@@ -89,6 +91,7 @@ export async function runAnthropicToolUses(
   for (const block of blocks) {
     if (block.type !== 'tool_use') continue
     const result = await session.call(String(block.name), block.input, { signal: options.signal })
+    options.onResult?.(result, { id: String(block.id), name: String(block.name), input: block.input })
     results.push({ type: 'tool_result', tool_use_id: String(block.id), content: toAnthropicContent(result.content), is_error: result.isError })
   }
   return results

@@ -26,7 +26,7 @@
 import type { Dialect } from '../policy/presets.js'
 import type { ToolResult } from '../result.js'
 import type { Session, Toolkit } from '../toolkit.js'
-import { dataUrl, errorText, imagesOf, joinedText, malformedArgumentsText, omittedImage, parseArguments } from './shared.js'
+import { dataUrl, errorText, imagesOf, joinedText, malformedArgumentsText, omittedImage, parseArguments, type ResultHandler } from './shared.js'
 
 export interface OpenAIToolsOptions {
   /** Which tool-name family: 'claude' | 'revka' | 'consent' | 'all'. Default: the preset's. */
@@ -36,6 +36,8 @@ export interface OpenAIToolsOptions {
 export interface RunOpenAIOptions {
   /** Cancels the calls in flight; calls not yet started return ABORTED results. */
   signal?: AbortSignal
+  /** Each call's whole ToolResult, for the host (show the user `data.grantPhrase`). */
+  onResult?: ResultHandler
 }
 
 // ---------------------------------------------------------------------------------------
@@ -111,6 +113,7 @@ export async function runOpenAIChatToolCalls(
       continue
     }
     const result = await session.call(name, parsed.input, { signal: options.signal })
+    options.onResult?.(result, { id: call.id, name, input: parsed.input })
     const images = imagesOf(result.content)
     const lines = [result.isError ? errorText(result) : joinedText(result.content)]
     if (images.length > 0 && options.images === 'omit') {
@@ -186,6 +189,7 @@ export async function runOpenAIResponsesCalls(
       continue
     }
     const result = await session.call(name, parsed.input, { signal: options.signal })
+    options.onResult?.(result, { id: callId, name, input: parsed.input })
     outputs.push({ type: 'function_call_output', call_id: callId, output: toResponsesOutput(result) })
   }
   return outputs

@@ -8,6 +8,31 @@ import type { ContentBlock, ToolResult } from '../result.js'
 export type TextBlock = Extract<ContentBlock, { type: 'text' }>
 export type ImageBlock = Extract<ContentBlock, { type: 'image' }>
 
+/** What a runner tells the host about each call it ran. */
+export interface ToolCallInfo {
+  /** The SDK's id of the call. */
+  id: string
+  name: string
+  input: unknown
+}
+
+/**
+ * Called with each call's whole ToolResult, `data` and `error` included. The host shows
+ * the user what is meant for them and not the model: above all `data.grantPhrase`, the
+ * phrase that approves a risky command (guarded preset without `onApproval`).
+ */
+export type ResultHandler = (result: ToolResult, call: ToolCallInfo) => void
+
+/**
+ * A result without what the model must never see (the approval phrase), for SDKs that
+ * may hand a tool's whole output to the model.
+ */
+export function withoutSecrets(result: ToolResult): ToolResult {
+  if (!result.data || !('grantPhrase' in result.data) || result.error?.code !== 'APPROVAL_REQUIRED') return result
+  const { grantPhrase: _hidden, ...data } = result.data
+  return { ...result, data }
+}
+
 /** The text blocks of a result, joined by blank lines. */
 export function joinedText(blocks: readonly ContentBlock[]): string {
   return blocks

@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises'
 import { isatty } from 'node:tty'
 
+import { DEFAULT_LIMITS } from '../limits.js'
 import { classifyCommand } from '../policy/risk.js'
 import type { ToolResult } from '../result.js'
 import type { PolicyOptions, Toolkit } from '../toolkit.js'
@@ -279,7 +280,7 @@ const search: Command = {
   synopsis: '<query> [path] [--top N]',
   summary: 'Ranked code search (built-in ranker)',
   details: 'Words or a symbol name; the best-matching functions, classes and blocks come first.',
-  options: { top: { type: 'string', arg: 'N', help: 'How many results (default 10)' } },
+  options: { top: { type: 'string', arg: 'N', help: `How many results (default ${DEFAULT_LIMITS.semanticTopK}, at most 25)` } },
   async run(ctx) {
     const [query, where] = positionals(ctx, 1, 2, 'search takes a query and an optional path')
     const input = { query, path: where, top_k: int(ctx, 'top'), backend: 'literal' }
@@ -314,8 +315,9 @@ const risk: Command = {
   synopsis: '<command>',
   summary: 'How shell would rate a command (nothing is run)',
   details: 'Quote the command: fsgate risk "rm -rf build && make"',
+  // Every common option is taken, as `fsgate --help` says; --workspace and --preset do
+  // not change a rating.
   options: {},
-  common: ['json'],
   async run(ctx) {
     const [command] = positionals(ctx, 1, 1, 'risk takes one command (quote it)')
     const c = classifyCommand(command)
@@ -341,7 +343,7 @@ const definitions: Command = {
     dialect: { type: 'string', arg: 'D', help: "claude | revka | consent | all (default: the preset's)" },
     format: { type: 'string', arg: 'F', help: 'The SDK shape, e.g. anthropic (default) or openai' },
   },
-  common: ['workspace', 'preset'],
+  // --json is taken too (the output is JSON either way).
   async run(ctx) {
     let defs: unknown
     try {

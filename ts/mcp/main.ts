@@ -242,6 +242,22 @@ async function serveStdio(toolkits: McpToolkits, options: McpServerOptions, log:
 interface Connection {
   transport: StreamableHTTPServerTransport
   close: () => Promise<void>
+  /** When a request of this session last came in (ms). */
+  seen: number
+}
+
+/**
+ * HTTP sessions a client never ends (the SDK's `Client.close()` sends no DELETE) are
+ * closed after this long without a request; a client that comes back gets 404 and starts
+ * a new one, as the protocol says. At most MAX_SESSIONS are open at once.
+ */
+export const IDLE_MS = positiveEnv('FSGATE_MCP_IDLE_MS') ?? 30 * 60_000
+export const MAX_SESSIONS = positiveEnv('FSGATE_MCP_MAX_SESSIONS') ?? 256
+
+/** A positive integer from the environment (operators and tests tune the HTTP limits so). */
+function positiveEnv(name: string): number | undefined {
+  const v = Number(process.env[name])
+  return Number.isSafeInteger(v) && v > 0 ? v : undefined
 }
 
 async function serveHttp(
@@ -270,9 +286,13 @@ async function serveHttp(
     if (typeof id === 'string') {
       const conn = connections.get(id)
       if (!conn) return jsonRpcError(res, 404, -32001, 'Session not found: start a new session without mcp-session-id')
+      conn.seen = Date.now()
       return conn.transport.handleRequest(req, res)
     }
     if (req.method !== 'POST') return jsonRpcError(res, 400, -32000, 'Bad request: no mcp-session-id; start a session with an initialize POST')
+    if (connections.size >= MAX_SESSIONS) {
+      return jsonRpcError(res, 503, -32000, `Too many open sessions (${MAX_SESSIONS}); end one with DELETE, or retry later`)
+    }
 
     // A new connection. The transport answers anything but an initialize request with
     // an error and then has no session id; such a connection is dropped at once.
@@ -280,7 +300,7 @@ async function serveHttp(
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (sid) => {
-        connections.set(sid, { transport, close: () => server.close() })
+        connections.set(sid, { transport, close: () => server.close(), seen: Date.now() })
       },
     })
     transport.onclose = () => {
@@ -290,6 +310,21 @@ async function serveHttp(
     await transport.handleRequest(req, res)
     if (!transport.sessionId) await server.close()
   }
+
+  // Idle sessions are closed (their transport's onclose drops them from the map).
+  const sweeper = setInterval(
+    () => {
+      const stale = Date.now() - IDLE_MS
+      for (const [sid, conn] of connections) {
+        if (conn.seen >= stale) continue
+        connections.delete(sid)
+        log(`session ${sid} idle for ${IDLE_MS / 60_000} minutes: closed`)
+        conn.close().catch(() => {})
+      }
+    },
+    Math.max(10, Math.min(IDLE_MS, 60_000)),
+  )
+  sweeper.unref()
 
   const http = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -320,6 +355,7 @@ async function serveHttp(
     })
   })
   http.close()
+  clearInterval(sweeper)
   await Promise.allSettled([...connections.values()].map((c) => c.close()))
   connections.clear()
   stopToolkits(toolkits)
