@@ -23,7 +23,7 @@ import { DEFAULT_LIMITS } from '../ts/limits.js'
 import { ProcessRegistry } from '../ts/process/run.js'
 import type { ToolContext } from '../ts/tool.js'
 import { gitEffect, gitTool } from '../ts/tools/git.js'
-import { fails, ok, put, removeTempDirs, tempDir } from './helpers.js'
+import { alive, fails, ok, put, removeTempDirs, tempDir } from './helpers.js'
 
 const REAL_GIT = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
 const ORIGINAL = { PATH: process.env.PATH, HOME: process.env.HOME }
@@ -133,20 +133,6 @@ function asV1(entries: StatusEntry[]) {
 /** A marker file path in a folder of its own (outside every repository). */
 function marker(name: string): string {
   return path.join(tempDir('fsgate-git-marker-'), name)
-}
-
-/** Whether a process runs (a zombie waiting for a reaper does not). */
-function alive(pid: number): boolean {
-  try {
-    return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch {
-      return false
-    }
-  }
 }
 
 /** An executable that touches `file`, for configs that run a program directly (not through sh). */
@@ -1035,5 +1021,17 @@ describe('parsers', () => {
       { name: 'x/y', current: false, upstream: null, ahead: null, behind: null, upstreamGone: false, hash: 'h2', shortHash: 's2', subject: 't' },
     ])
     expect(parseStashes(`stash@{1}${us}h${us}s${us}d${us}On main: m\0`)).toEqual([{ ref: 'stash@{1}', index: 1, hash: 'h', shortHash: 's', date: 'd', message: 'On main: m' }])
+  })
+})
+
+describe('typed method', () => {
+  it('session.git returns the parsed data and throws FsgateError codes', async () => {
+    const dir = repo({ 'a.txt': 'one\n' })
+    fs.writeFileSync(path.join(dir, 'a.txt'), 'two\n')
+    const session = createToolkit({ workspace: dir }).createSession()
+    const out = await session.git({ operation: 'status' })
+    expect(out.data?.entries).toEqual([expect.objectContaining({ path: 'a.txt', kind: 'changed' })])
+    const plain = createToolkit({ workspace: tempDir('fsgate-git-none-') }).createSession()
+    await expect(plain.git({ operation: 'status' })).rejects.toMatchObject({ code: 'NOT_FOUND' })
   })
 })

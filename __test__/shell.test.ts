@@ -356,6 +356,23 @@ describe('bwrap missing', () => {
   })
 })
 
+describe('many calls at once', () => {
+  it('prints no listener warning with more than ten calls in flight on one toolkit', async () => {
+    const { toolkit } = workspace({ preset: 'claude-code' })
+    const warnings: string[] = []
+    const onWarning = (w: Error) => warnings.push(w.name)
+    process.on('warning', onWarning)
+    try {
+      const calls = Array.from({ length: 16 }, () => toolkit.createSession().call('Bash', { command: 'sleep 0.2' }))
+      for (const r of await Promise.all(calls)) ok(r)
+      await new Promise((r) => setImmediate(r))
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning')
+  })
+})
+
 describe('typed method', () => {
   it('session.shell returns the output and throws FsgateError codes', async () => {
     const { session } = workspace()
