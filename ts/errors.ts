@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   'INVALID_PDF',
   'INVALID_IMAGE',
   'ABORTED',
+  'NO_SPACE',
   'IO_ERROR',
   'INTERNAL',
 ] as const

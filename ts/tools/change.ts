@@ -230,6 +230,8 @@ export function explainChange(err: unknown, given: string, ctx: ToolContext): un
       return say(`${given} is a device, FIFO, socket or other special file, which is never written. Write a regular file.`)
     case 'PERMISSION_DENIED':
       return say(`Permission denied writing ${given}: this process may not change it. Nothing was changed.`)
+    case 'NO_SPACE':
+      return say(`The disk holding ${given} is full, so it was not changed (the file is as it was). Free some space or ask the user, then retry.`)
     case 'FILE_TOO_LARGE':
       return say(`${given} ${err.message}, so it was not changed. Make the change with a shell tool or ask the user; a file this large is too big to rewrite through this tool.`)
     case 'ENCODING':

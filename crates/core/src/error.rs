@@ -49,6 +49,8 @@ pub enum ErrorKind {
     Pdf,
     /// Work took longer than its time limit.
     Timeout,
+    /// The file system is full (or the user's quota is spent): nothing was written.
+    NoSpace,
     /// Any other I/O failure.
     Io,
 }
@@ -66,6 +68,9 @@ impl Error {
             std::io::ErrorKind::PermissionDenied => ErrorKind::PermissionDenied,
             _ if err.raw_os_error() == Some(ENOTDIR) => ErrorKind::NotFound,
             _ if err.raw_os_error() == Some(ELOOP) => ErrorKind::InvalidPath,
+            _ if err.raw_os_error() == Some(ENAMETOOLONG) => ErrorKind::InvalidPath,
+            _ if err.raw_os_error().is_some_and(|code| NO_SPACE.contains(&code)) => ErrorKind::NoSpace,
+            _ if err.raw_os_error() == Some(EROFS) => ErrorKind::PermissionDenied,
             _ => ErrorKind::Io,
         };
         Error::new(kind, err.to_string())
@@ -97,6 +102,18 @@ impl Error {
 const ENOTDIR: i32 = libc::ENOTDIR;
 #[cfg(not(unix))]
 const ENOTDIR: i32 = 267; // ERROR_DIRECTORY
+#[cfg(unix)]
+const ENAMETOOLONG: i32 = libc::ENAMETOOLONG;
+#[cfg(not(unix))]
+const ENAMETOOLONG: i32 = 206; // ERROR_FILENAME_EXCED_RANGE
+#[cfg(unix)]
+const NO_SPACE: [i32; 2] = [libc::ENOSPC, libc::EDQUOT];
+#[cfg(not(unix))]
+const NO_SPACE: [i32; 2] = [112, 39]; // ERROR_DISK_FULL, ERROR_HANDLE_DISK_FULL
+#[cfg(unix)]
+const EROFS: i32 = libc::EROFS;
+#[cfg(not(unix))]
+const EROFS: i32 = 19; // ERROR_WRITE_PROTECT
 #[cfg(unix)]
 const ELOOP: i32 = libc::ELOOP;
 #[cfg(not(unix))]

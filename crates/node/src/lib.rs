@@ -182,6 +182,7 @@ pub fn code_of(kind: core::ErrorKind) -> &'static str {
         K::InvalidInput => "INVALID_INPUT",
         K::Pdf => "INVALID_PDF",
         K::Timeout => "TIMEOUT",
+        K::NoSpace => "NO_SPACE",
         _ => "IO_ERROR",
     }
 }
