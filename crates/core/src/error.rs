@@ -73,7 +73,12 @@ impl Error {
             _ if err.raw_os_error() == Some(EROFS) => ErrorKind::PermissionDenied,
             _ => ErrorKind::Io,
         };
-        Error::new(kind, err.to_string())
+        let message = match err.raw_os_error() {
+            Some(ELOOP) => "has a symlink loop or too many symlinks".to_string(),
+            Some(ENAMETOOLONG) => "has a name longer than the file system allows".to_string(),
+            _ => err.to_string(),
+        };
+        Error::new(kind, message)
     }
 
     /// Adds the path this error is about.

@@ -57,6 +57,7 @@
 
 mod cancel;
 mod confine;
+mod dir;
 mod edit;
 mod error;
 mod glob;

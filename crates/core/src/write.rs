@@ -2,13 +2,15 @@
 //! check that the file is still the version the caller saw, text that round-trips in the
 //! file's own encoding, and the temp-file + fsync + rename that makes the change atomic.
 
+use std::ffi::OsStr;
 use std::fs::{File, Metadata};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::cancel::Cancel;
-use crate::confine::{blocked, check_malformed, follow_links, is_stream_alias, opened_path, Roots};
+use crate::confine::{blocked, check_malformed, follow_links, is_stream_alias, Roots};
+use crate::dir::{Dir, Made, Stat};
 use crate::edit::{apply_edit, EditFailure, EditSpec, Edited};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::hash_bytes;
@@ -212,7 +214,8 @@ fn resolve(roots: &Roots, path: &Path, config: &WriteConfig) -> Result<Target> {
 /// folders are created. A crash at any point leaves the old file or the new one.
 pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &WriteConfig) -> Result<Written> {
     let target = resolve(roots, path, config)?;
-    let current = read_current(&target, path, config.max_bytes, true)?;
+    let place = Place::of(&target, path)?;
+    let current = read_current(&place, path, config.max_bytes, true)?;
     check_expectation(config.expect, current.as_ref(), path)?;
     let mut lines = 0;
     let (bytes, encoding) = match payload {
@@ -244,7 +247,7 @@ pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &Wri
     let carry =
         Carry { permissions: current.as_ref().map(|(_, m)| m.permissions()), owner: current.as_ref().map(|(_, m)| m) };
     let replacing = current.as_ref().map(|(b, m)| (m, &b[..]));
-    let mut written = replace_atomically(&target.real, &bytes, carry, replacing).map_err(|e| e.with_path(path))?;
+    let mut written = replace_atomically(place, &bytes, carry, replacing).map_err(|e| e.with_path(path))?;
     written.total_lines = lines;
     written.encoding = encoding;
     written.previous = if config.keep_previous { current.map(|(b, _)| b) } else { None };
@@ -283,6 +286,7 @@ pub fn edit_file(
     cancel: &Cancel,
 ) -> Result<EditOutcome> {
     let from = resolve(roots, source, config)?;
+    let from = Place::of(&from, source)?;
     let current = read_current(&from, source, config.max_bytes, source == path)?;
     check_expectation(config.expect, current.as_ref(), source)?;
     let (before, encoding) = match &current {
@@ -309,9 +313,10 @@ pub fn edit_file(
         if to.exists {
             return Err(Error::new(ErrorKind::Exists, "already exists").with_path(path));
         }
+        let to = Place::of(&to, path)?;
         (to, Carry { permissions: current.as_ref().map(|(_, m)| writable_by_owner(m)), owner: None }, None)
     };
-    let mut written = replace_atomically(&dest.real, &bytes, carry, replacing).map_err(|e| e.with_path(path))?;
+    let mut written = replace_atomically(dest, &bytes, carry, replacing).map_err(|e| e.with_path(path))?;
     written.total_lines = count_lines(&edit.text);
     written.encoding = encoding;
     written.previous = if config.keep_previous && source == path { current.map(|(b, _)| b) } else { None };
@@ -326,13 +331,54 @@ pub fn remove_file(roots: &Roots, path: &Path, expect: Expect, allow_outside: bo
     let mut config = WriteConfig::default();
     config.allow_outside(allow_outside).real_only(true);
     let target = resolve(roots, path, &config)?;
-    let current = read_current(&target, path, None, true)?;
+    let place = Place::of(&target, path)?;
+    let current = read_current(&place, path, None, true)?;
     check_expectation(expect, current.as_ref(), path)?;
-    let Some((bytes, _)) = current else {
+    let (Some((bytes, meta)), Some(dir)) = (current, place.dir.as_ref()) else {
         return Err(Error::new(ErrorKind::NotFound, "no such file").with_path(path));
     };
-    std::fs::remove_file(&target.real).map_err(|e| Error::io(e).with_path(path))?;
+    // Removed by name inside the folder held open, in the folder's turn, and only if that
+    // name is still the file just checked: a folder swapped for a link meanwhile cannot
+    // aim the removal at a file elsewhere, nor another process's new version be removed.
+    let _turn = dir.lock().map_err(|e| e.with_path(path))?;
+    if !dir.stat(&place.name).is_ok_and(|now| same_file(&meta, &now)) {
+        return Err(Error::new(ErrorKind::Stale, "was replaced since it was checked").with_path(path));
+    }
+    dir.remove(&place.name).map_err(|e| Error::io(e).with_path(path))?;
     Ok(bytes)
+}
+
+/// Where a change lands: the real path's folder, held open when it exists ([`Dir`]), and
+/// the name in it. Everything the change does to the file goes through the held folder.
+struct Place {
+    folder: PathBuf,
+    name: std::ffi::OsString,
+    dir: Option<Dir>,
+}
+
+impl Place {
+    fn of(target: &Target, path: &Path) -> Result<Place> {
+        let (Some(folder), Some(name)) = (target.real.parent(), target.real.file_name()) else {
+            return Err(Error::new(ErrorKind::InvalidPath, "has no parent folder").with_path(path));
+        };
+        let dir = match Dir::open(folder) {
+            Ok(dir) => Some(dir),
+            Err(e) if e.kind() == ErrorKind::NotFound => None,
+            Err(e) => return Err(e.with_path(path)),
+        };
+        Ok(Place { folder: folder.to_path_buf(), name: name.to_os_string(), dir })
+    }
+
+    /// Holds the folder, making it (and the folders missing on the way) if it is not
+    /// there; returns the folders made, for a failed change to remove.
+    fn hold(&mut self) -> Result<Made> {
+        if self.dir.is_some() {
+            return Ok(Made::default());
+        }
+        let (dir, made) = Dir::make(&self.folder)?;
+        self.dir = Some(dir);
+        Ok(made)
+    }
 }
 
 /// Decodes a text file's bytes in their own encoding (UTF-8, with or without a BOM, or
@@ -412,33 +458,22 @@ fn lf_only(text: &str) -> std::borrow::Cow<'_, str> {
     text.replace("\r\n", "\n").into()
 }
 
-/// Reads the file at the target, if there is one, through a handle checked to be the
-/// target itself. `replaced` says whether it will be written over (and so must be
-/// writable), rather than only read (the source of a working copy).
+/// Reads the file at the place, if there is one, by name inside its held folder.
+/// `replaced` says whether it will be written over (and so must be writable), rather than
+/// only read (the source of a working copy).
 fn read_current(
-    target: &Target,
+    place: &Place,
     path: &Path,
     max_bytes: Option<u64>,
     replaced: bool,
 ) -> Result<Option<(Vec<u8>, Metadata)>> {
-    if !target.exists {
-        // Created since it was resolved? Then it is judged like any existing file.
-        if std::fs::symlink_metadata(&target.real).is_err() {
-            return Ok(None);
-        }
-    }
-    let (mut file, meta) = match crate::confine::open_regular(&target.real) {
-        Ok(opened) => opened,
+    let Some(dir) = place.dir.as_ref() else { return Ok(None) };
+    let mut file = match dir.open_file(&place.name) {
+        Ok(file) => file,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.with_path(path)),
     };
-    if let Some(opened) = opened_path(&file) {
-        if opened != target.real {
-            return Err(
-                Error::new(ErrorKind::OutsideRoots, "changed into a link while it was being written").with_path(path)
-            );
-        }
-    }
+    let meta = file.metadata().map_err(|e| Error::io(e).with_path(path))?;
     if let Some(max) = max_bytes.filter(|&max| meta.len() > max) {
         return Err(Error::new(
             ErrorKind::TooLarge,
@@ -446,7 +481,7 @@ fn read_current(
         )
         .with_path(path));
     }
-    if replaced && !writable(&target.real) {
+    if replaced && !dir.writable(&place.name) {
         return Err(Error::new(ErrorKind::PermissionDenied, "is read-only for this process").with_path(path));
     }
     let mut bytes = Vec::new();
@@ -494,33 +529,34 @@ struct Carry<'a> {
     owner: Option<&'a Metadata>,
 }
 
-/// Writes `bytes` to a temp file beside `real` (private until it has its final mode),
-/// flushes it, and moves it into place: over `replacing` (the file read at the start,
-/// with the bytes read, which must still be what is there), or, when `replacing` is
-/// None, only where no file is (a file that appeared meanwhile is [`ErrorKind::Exists`],
-/// never replaced). The folder is flushed too, so the change survives a power cut. On
-/// failure the temp file is removed and `real` is untouched.
+/// Writes `bytes` to a temp file beside the place's file (private until it has its final
+/// mode), flushes it, and moves it into place: over `replacing` (the file read at the
+/// start, with the bytes read, which must still be what is there), or, when `replacing`
+/// is None, only where no file is (a file that appeared meanwhile is
+/// [`ErrorKind::Exists`], never replaced). The folder is flushed too, so the change
+/// survives a power cut.
+///
+/// Everything happens inside the folder held open ([`Dir`]): missing folders are made
+/// one inside the other, and the temp file, the last look, the rename and, on failure,
+/// the removal of the temp file and of the folders made all go through it. A folder on
+/// the path swapped for a link meanwhile can neither redirect the write nor strand a temp
+/// file outside. On failure `real` is untouched and nothing new is left.
 fn replace_atomically(
-    real: &Path,
+    mut place: Place,
     bytes: &[u8],
     carry: Carry<'_>,
     replacing: Option<(&Metadata, &[u8])>,
 ) -> Result<Written> {
-    let dir = real.parent().ok_or_else(|| Error::new(ErrorKind::InvalidPath, "has no parent folder"))?;
-    let name = real.file_name().ok_or_else(|| Error::new(ErrorKind::InvalidPath, "has no file name"))?;
-    if !dir.is_dir() {
-        std::fs::create_dir_all(dir).map_err(Error::io)?;
-    }
-    let (temp, mut file) = create_temp(dir, &name.to_string_lossy(), carry.permissions.is_some())?;
-    let result = (|| -> Result<()> {
-        if let Some(opened) = opened_path(&file) {
-            if opened.parent() != Some(dir) {
-                return Err(Error::new(
-                    ErrorKind::OutsideRoots,
-                    "its folder changed into a link while it was being written",
-                ));
-            }
+    let made = place.hold()?;
+    let (dir, name) = (place.dir.as_ref().expect("held"), place.name.as_os_str());
+    let (temp, mut file) = match dir.create_temp(name, carry.permissions.is_some()) {
+        Ok(created) => created,
+        Err(e) => {
+            made.undo();
+            return Err(e);
         }
+    };
+    let result = (|| -> Result<()> {
         if let Some(meta) = carry.owner {
             keep_owner(&file, meta);
         }
@@ -532,28 +568,26 @@ fn replace_atomically(
         file.sync_all().map_err(Error::io)?;
         match replacing {
             Some((before, read)) => {
-                // The last look: anything that changed the file since it was read (and
-                // checked) would be lost by the rename.
-                if !unchanged_since(real, before, read)? {
-                    return Err(Error::new(ErrorKind::Stale, "was modified while it was being written"));
-                }
-                std::fs::rename(&temp, real).map_err(Error::io)?;
+                let ours = file.metadata().map_err(Error::io)?;
+                let _turn = dir.lock()?;
+                swap_into_place(dir, &temp, name, &ours, before, read)?;
             }
-            None => place_new(&temp, real)?,
+            None => place_new(dir, &temp, name)?,
         }
-        sync_dir(dir);
+        dir.sync();
         Ok(())
     })();
     if let Err(e) = result {
-        let _ = std::fs::remove_file(&temp);
+        let _ = dir.remove(&temp);
+        made.undo();
         return Err(e);
     }
-    let meta = std::fs::metadata(real).map_err(Error::io)?;
+    let mtime_ms = dir.stat(name).map_err(Error::io)?.mtime_ms();
     Ok(Written {
-        real: real.to_path_buf(),
+        real: place.folder.join(name),
         created: replacing.is_none(),
         size: bytes.len() as u64,
-        mtime_ms: mtime_ms(&meta),
+        mtime_ms,
         hash: hash_bytes(bytes),
         total_lines: 0,
         encoding: TextEncoding::Utf8,
@@ -561,71 +595,128 @@ fn replace_atomically(
     })
 }
 
-/// Whether the file at `real` is still the one read as `read` (with metadata `before`):
-/// the same file and times settle it at once; if only the times moved (a touch, a
-/// chmod), the bytes decide, so a touch is not a change.
-fn unchanged_since(real: &Path, before: &Metadata, read: &[u8]) -> Result<bool> {
-    let now = match std::fs::symlink_metadata(real) {
+/// Moves the finished temp file over `name` if `name` is still the file read (`before`,
+/// with the bytes `read`); otherwise [`ErrorKind::Stale`], with `name` as it was.
+///
+/// Where the system can, the two names are swapped in one step and the file swapped out
+/// is the one checked: a change made by any program up to that instant is seen, and the
+/// swap is undone. Elsewhere the last look comes just before the rename. Other fsgate
+/// processes wait for the folder's turn ([`Dir::lock`]), so between them there is no gap.
+fn swap_into_place(
+    dir: &Dir,
+    temp: &OsStr,
+    name: &OsStr,
+    ours: &Metadata,
+    before: &Metadata,
+    read: &[u8],
+) -> Result<()> {
+    let changed = || Error::new(ErrorKind::Stale, "was modified while it was being written");
+    #[cfg(test)]
+    tests::pause_in_the_turn();
+    match dir.exchange(temp, name) {
+        Ok(true) => {
+            // `temp` now names the file that was at `name` until the swap.
+            if unchanged_since(dir, temp, before, read)? {
+                let _ = dir.remove(temp);
+                return Ok(());
+            }
+            // Put it back, unless `name` has been replaced again since the swap.
+            if dir.stat(name).is_ok_and(|now| same_file(ours, &now)) {
+                dir.exchange(temp, name).map_err(Error::io)?;
+            }
+            Err(changed())
+        }
+        Ok(false) => {
+            if !unchanged_since(dir, name, before, read)? {
+                return Err(changed());
+            }
+            #[cfg(test)]
+            tests::pause_in_the_turn();
+            dir.rename(temp, name).map_err(Error::io)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(Error::new(ErrorKind::Stale, "was deleted while it was being written"))
+        }
+        Err(e) => Err(Error::io(e)),
+    }
+}
+
+/// Whether the file `name` in `dir` is still the one read as `read` (with metadata
+/// `before`): the same file and times settle it at once; if only the times moved (a
+/// touch, a chmod, a rename), the bytes decide, so a touch is not a change.
+fn unchanged_since(dir: &Dir, name: &OsStr, before: &Metadata, read: &[u8]) -> Result<bool> {
+    let now = match dir.stat(name) {
         Ok(now) => now,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(Error::io(e)),
     };
+    if !now.is_file || !same_file(before, &now) || now.size != read.len() as u64 {
+        return Ok(false);
+    }
     if same_version(before, &now) {
         return Ok(true);
     }
-    if !same_file(before, &now) || now.len() != read.len() as u64 {
-        return Ok(false);
+    // Compared a block at a time: no second copy of a large file is held.
+    let mut file = dir.open_file(name)?;
+    let mut block = vec![0u8; 64 * 1024];
+    let mut at = 0;
+    loop {
+        let n = std::io::Read::read(&mut file, &mut block).map_err(Error::io)?;
+        if n == 0 {
+            return Ok(at == read.len());
+        }
+        if at + n > read.len() || block[..n] != read[at..at + n] {
+            return Ok(false);
+        }
+        at += n;
     }
-    let mut again = Vec::with_capacity(read.len());
-    let (mut file, _) = crate::confine::open_regular(real)?;
-    std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, read.len() as u64 + 1), &mut again)
-        .map_err(Error::io)?;
-    Ok(again == read)
 }
 
 /// Moves a finished temp file to a name where no file may be: a hard link fails if one
 /// appeared meanwhile, so nothing is ever replaced. Where the file system has no hard
 /// links, a rename after a last look.
-fn place_new(temp: &Path, real: &Path) -> Result<()> {
-    match std::fs::hard_link(temp, real) {
+fn place_new(dir: &Dir, temp: &OsStr, name: &OsStr) -> Result<()> {
+    let taken = || Error::new(ErrorKind::Exists, "was created by someone else while it was being written");
+    match dir.link(temp, name) {
         Ok(()) => {
-            let _ = std::fs::remove_file(temp);
+            let _ = dir.remove(temp);
             Ok(())
         }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            Err(Error::new(ErrorKind::Exists, "was created by someone else while it was being written"))
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(taken()),
         Err(_) => {
-            if std::fs::symlink_metadata(real).is_ok() {
-                return Err(Error::new(ErrorKind::Exists, "was created by someone else while it was being written"));
+            if dir.stat(name).is_ok() {
+                return Err(taken());
             }
-            std::fs::rename(temp, real).map_err(Error::io)
+            dir.rename(temp, name).map_err(Error::io)
         }
     }
 }
 
 /// Whether two looks at a file saw the same version of it (same file, size and times).
 #[cfg(unix)]
-fn same_version(a: &Metadata, b: &Metadata) -> bool {
+fn same_version(a: &Metadata, b: &Stat) -> bool {
     use std::os::unix::fs::MetadataExt;
-    (a.dev(), a.ino(), a.len(), a.mtime(), a.mtime_nsec(), a.ctime(), a.ctime_nsec())
-        == (b.dev(), b.ino(), b.len(), b.mtime(), b.mtime_nsec(), b.ctime(), b.ctime_nsec())
+    same_file(a, b)
+        && a.len() == b.size
+        && (a.mtime(), a.mtime_nsec()) == b.mtime
+        && (a.ctime(), a.ctime_nsec()) == b.ctime
 }
 
 #[cfg(not(unix))]
-fn same_version(a: &Metadata, b: &Metadata) -> bool {
-    a.len() == b.len() && a.modified().ok() == b.modified().ok()
+fn same_version(a: &Metadata, b: &Stat) -> bool {
+    let ms = a.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok());
+    a.len() == b.size && ms.map(|d| (d.as_secs() as i64, d.subsec_nanos() as i64)) == Some(b.mtime)
 }
 
 /// Whether two looks saw the same file (not a new one renamed into its place).
 #[cfg(unix)]
-fn same_file(a: &Metadata, b: &Metadata) -> bool {
+fn same_file(a: &Metadata, b: &Stat) -> bool {
     use std::os::unix::fs::MetadataExt;
-    (a.dev(), a.ino()) == (b.dev(), b.ino())
+    (a.dev(), a.ino()) == (b.dev, b.ino)
 }
 
 #[cfg(not(unix))]
-fn same_file(_a: &Metadata, _b: &Metadata) -> bool {
+fn same_file(_a: &Metadata, _b: &Stat) -> bool {
     true
 }
 
@@ -663,63 +754,6 @@ fn writable_by_owner(meta: &Metadata) -> std::fs::Permissions {
     permissions
 }
 
-/// Whether this process may write the file (a rename would replace even a read-only one).
-#[cfg(unix)]
-fn writable(real: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(real.as_os_str().as_bytes()) else { return false };
-    // SAFETY: c is a valid NUL-terminated path; access only reads it.
-    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
-}
-
-#[cfg(not(unix))]
-fn writable(real: &Path) -> bool {
-    std::fs::metadata(real).is_ok_and(|m| !m.permissions().readonly())
-}
-
-/// Creates a new, unique temp file in `dir` (never following or reusing an existing name).
-fn create_temp(dir: &Path, name: &str, private: bool) -> Result<(PathBuf, File)> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    // File names are limited in bytes (255 on most systems): keep the stem short in bytes.
-    let mut cut = name.len().min(64);
-    while !name.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let stem = &name[..cut];
-    for _ in 0..16 {
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-        let temp = dir.join(format!(".{stem}.{}-{n}-{nanos:x}.fsgate-tmp", std::process::id()));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        if private {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        #[cfg(not(unix))]
-        let _ = private;
-        match options.open(&temp) {
-            Ok(file) => return Ok((temp, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io(e)),
-        }
-    }
-    Err(Error::new(ErrorKind::Io, "could not create a temporary file"))
-}
-
-#[cfg(unix)]
-fn sync_dir(dir: &Path) {
-    // Best effort: some file systems refuse fsync on a folder; the rename itself is done.
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) {}
-
 #[cfg(unix)]
 fn libc_enotdir() -> i32 {
     libc::ENOTDIR
@@ -741,6 +775,11 @@ mod tests {
 
     fn roots(dir: &Path) -> Roots {
         Roots::new(&[dir]).unwrap()
+    }
+
+    /// Where a change of `p` (inside `dir`) lands.
+    fn place(dir: &Path, p: &Path) -> Place {
+        Place::of(&roots(dir).target(p, false).unwrap(), p).unwrap()
     }
 
     fn version(bytes: &[u8]) -> Expect {
@@ -927,12 +966,92 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::write(&p, b"theirs").unwrap();
         let carry = Carry { permissions: Some(seen.permissions()), owner: Some(&seen) };
-        let err = replace_atomically(&p, b"mine", carry, Some((&seen, &b"old"[..]))).unwrap_err();
+        let err = replace_atomically(place(&dir, &p), b"mine", carry, Some((&seen, &b"old"[..]))).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Stale);
         assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
-        let err = replace_atomically(&p, b"mine", Carry::default(), None).unwrap_err();
+        let err = replace_atomically(place(&dir, &p), b"mine", Carry::default(), None).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Exists);
         assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
+        assert!(temps(&dir).is_empty());
+    }
+
+    /// How long a change pauses in the folder's turn, before its last look (ms): widens the
+    /// gap between look and rename that the turn and the swap must close.
+    static PAUSE_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    pub(super) fn pause_in_the_turn() {
+        let ms = PAUSE_MS.load(std::sync::atomic::Ordering::Relaxed);
+        if ms > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
+    }
+
+    /// Many writers that read the same version race to replace it (as several processes
+    /// do): exactly one wins, every other is STALE, and the file is the winner's, whole.
+    #[test]
+    fn writers_racing_from_one_version_never_both_win() {
+        PAUSE_MS.store(3, std::sync::atomic::Ordering::Relaxed);
+        let dir = tmp();
+        let p = wfile(&dir, "f.txt", b"v0\n");
+        for round in 0..20 {
+            let start = std::fs::read(&p).unwrap();
+            let barrier = std::sync::Barrier::new(6);
+            let results: Vec<(String, Result<Written>)> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..6)
+                    .map(|i| {
+                        let (p, dir, start, barrier) = (&p, &dir, &start, &barrier);
+                        scope.spawn(move || {
+                            let text = format!("round {round} writer {i}\n");
+                            let mut config = WriteConfig::default();
+                            config.expect(version(start));
+                            barrier.wait();
+                            let result = write_file(&roots(dir), p, Payload::Text(&text), &config);
+                            (text, result)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            let won: Vec<&String> = results.iter().filter(|(_, r)| r.is_ok()).map(|(t, _)| t).collect();
+            assert_eq!(won.len(), 1, "round {round}: {} writers won", won.len());
+            for (_, r) in &results {
+                if let Err(e) = r {
+                    assert_eq!(e.kind(), ErrorKind::Stale, "round {round}: {e}");
+                }
+            }
+            assert_eq!(std::fs::read_to_string(&p).unwrap(), *won[0]);
+            assert!(temps(&dir).is_empty());
+        }
+        PAUSE_MS.store(0, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// A change by a program that does not take the folder's turn, made after the last
+    /// look: the swap sees it in the file it swapped out, puts that file back, and is STALE.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_change_seen_only_in_the_swapped_out_file_is_put_back() {
+        let dir = tmp();
+        let p = wfile(&dir, "f.txt", b"old\n");
+        let seen = std::fs::metadata(&p).unwrap();
+        // Theirs, in place (same inode), after our read and before our swap.
+        std::fs::OpenOptions::new().write(true).open(&p).unwrap().write_all(b"NEW\n").unwrap();
+        let held = Dir::open(&dir).unwrap();
+        let (temp, mut file) = held.create_temp(OsStr::new("f.txt"), false).unwrap();
+        file.write_all(b"mine\n").unwrap();
+        let ours = file.metadata().unwrap();
+        let err = swap_into_place(&held, &temp, OsStr::new("f.txt"), &ours, &seen, b"old\n").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Stale);
+        assert_eq!(std::fs::read(&p).unwrap(), b"NEW\n");
+        assert_eq!(std::fs::read(dir.join(&temp)).unwrap(), b"mine\n");
+    }
+
+    #[test]
+    fn a_failed_write_into_new_folders_leaves_no_folder() {
+        let dir = tmp();
+        let p = dir.join("fresh/sub").join("n".repeat(300));
+        let err = write_file(&roots(&dir), &p, Payload::Text("x\n"), &WriteConfig::default()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidPath, "{err}");
+        assert!(!dir.join("fresh").exists());
         assert!(temps(&dir).is_empty());
     }
 
@@ -943,12 +1062,14 @@ mod tests {
         let seen = std::fs::metadata(&p).unwrap();
         let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
         std::fs::File::options().write(true).open(&p).unwrap().set_modified(later).unwrap();
-        assert!(unchanged_since(&p, &seen, b"same").unwrap());
+        let held = Dir::open(&dir).unwrap();
+        let name = OsStr::new("f.txt");
+        assert!(unchanged_since(&held, name, &seen, b"same").unwrap());
         let carry = Carry { permissions: Some(seen.permissions()), owner: Some(&seen) };
-        replace_atomically(&p, b"mine", carry, Some((&seen, &b"same"[..]))).unwrap();
+        replace_atomically(place(&dir, &p), b"mine", carry, Some((&seen, &b"same"[..]))).unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"mine");
         std::fs::write(&p, b"MINE").unwrap();
-        assert!(!unchanged_since(&p, &seen, b"mine").unwrap());
+        assert!(!unchanged_since(&held, name, &seen, b"mine").unwrap());
     }
 
     #[cfg(unix)]
@@ -1017,8 +1138,8 @@ mod tests {
     fn the_temp_file_is_private_until_it_has_the_final_mode() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tmp();
-        let (temp, _file) = create_temp(&dir, "secret.env", true).unwrap();
-        assert_eq!(std::fs::metadata(&temp).unwrap().permissions().mode() & 0o777, 0o600);
+        let (temp, _file) = Dir::open(&dir).unwrap().create_temp(OsStr::new("secret.env"), true).unwrap();
+        assert_eq!(std::fs::metadata(dir.join(temp)).unwrap().permissions().mode() & 0o777, 0o600);
     }
 
     #[test]
