@@ -18,7 +18,8 @@ import { Worker } from 'node:worker_threads'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import type { Session, ToolResult } from '../ts/index.js'
+import type { Session, ToolkitOptions, ToolResult } from '../ts/index.js'
+import { createToolkit } from '../ts/index.js'
 import { ok, put, removeTempDirs, tempDir, textOf, until, workspace, type Fixture } from './helpers.js'
 
 const MARKER = `ESCAPE-MARKER-${crypto.randomBytes(8).toString('hex')}`
@@ -223,7 +224,27 @@ const TOOLS: Record<string, (p: string) => Call> = {
   'git_operations (path)': (p) => ['git_operations', { operation: 'status', path: p }],
   'git_operations (paths)': (p) => ['git_operations', { operation: 'add', paths: [p] }],
   'git_operations (files)': (p) => ['git_operations', { operation: 'diff', files: [p] }],
+  // The other dialects' names and fields reach the same engine through their own mapping.
+  'Read (claude)': (p) => ['Read', { file_path: p }],
+  'Read pages (claude)': (p) => ['Read', { file_path: p, pages: '1' }],
+  'Write (claude)': (p) => ['Write', { file_path: p, content: 'written by the escape battery\n' }],
+  'Edit (claude)': (p) => ['Edit', { file_path: p, old_string: MARKER, new_string: 'EDITED', replace_all: true }],
+  'Glob (claude)': (p) => ['Glob', { pattern: '**/*', path: p }],
+  'Grep (claude)': (p) => ['Grep', { pattern: 'ESCAPE', path: p, output_mode: 'content' }],
+  'write_file (consent)': (p) => ['write_file', { path: p, content: 'written by the escape battery\n', overwrite: true }],
+  'edit (consent)': (p) => ['edit', { path: p, old_string: MARKER, new_string: 'EDITED' }],
 }
+
+/**
+ * The presets the battery runs in: guarded (read-before-write and the consent gate in
+ * front), revka (no read-before-write: a write goes straight to the confinement check),
+ * and claude-code (full autonomy, no gate).
+ */
+const PRESETS = {
+  guarded: { preset: 'guarded' },
+  revka: { preset: 'revka', policy: { actionsPerHour: null } },
+  'claude-code': { preset: 'claude-code' },
+} as const satisfies Record<string, Partial<ToolkitOptions>>
 
 beforeAll(() => {
   root = tempDir('fsgate-escape-')
@@ -256,9 +277,10 @@ afterAll(() => {
 /**
  * Codes that only a path resolving inside the workspace may give (a literal file named
  * `~root/x` or `%2e%2e` inside, a workspace alias through /proc/self/root): the
- * read-before-write contract, a non-PDF, a name the OS finds too long.
+ * read-before-write contract, a non-PDF, a file an earlier write made under that literal
+ * name (edit with old_string "" then finds it there).
  */
-const INSIDE_CODES = ['NOT_READ', 'INVALID_PDF', 'STRING_NOT_FOUND', 'IO_ERROR']
+const INSIDE_CODES = ['NOT_READ', 'INVALID_PDF', 'STRING_NOT_FOUND', 'FILE_EXISTS']
 
 /** What is wrong with one result, or null: a refusal from REFUSALS, or a success that stays inside. */
 function violation(r: ToolResult): string | null {
@@ -283,11 +305,11 @@ function outsideIntact(): boolean {
   return now.size === before.size && [...now].every(([k, v]) => before.get(k) === v)
 }
 
-describe(`escape battery: ${CASES.length} paths × ${Object.keys(TOOLS).length} tools (guarded)`, () => {
+describe.each(Object.entries(PRESETS))(`escape battery: ${CASES.length} paths × ${Object.keys(TOOLS).length} tool forms, preset %s`, (preset, options) => {
   it('has at least 200 cases', () => expect(CASES.length * Object.keys(TOOLS).length).toBeGreaterThanOrEqual(200))
   for (const [tool, make] of Object.entries(TOOLS)) {
     it(tool, async () => {
-      const s = fx.toolkit.createSession()
+      const s = createToolkit({ workspace: wsDir, ...options }).createSession()
       const bad: string[] = []
       const tally = new Map<string, number>()
       for (const c of CASES) {
@@ -300,7 +322,7 @@ describe(`escape battery: ${CASES.length} paths × ${Object.keys(TOOLS).length} 
       }
       expect(bad).toEqual([])
       expectOutsideUnchanged()
-      console.log(`${tool}:`, JSON.stringify(Object.fromEntries(tally)))
+      console.log(`${preset} ${tool}:`, JSON.stringify(Object.fromEntries(tally)))
     })
   }
 
@@ -414,6 +436,7 @@ parentPort.postMessage(swaps)`,
     let i = 0
     let finished = false
     const leaks: string[] = []
+    const odd: string[] = []
     void swapsP.finally(() => (finished = true)).catch(() => {})
     try {
       while (!finished) {
@@ -421,18 +444,36 @@ parentPort.postMessage(swaps)`,
         const batch: Call[] = [
           ['file_read', { path: 'race/f.txt' }],
           ['file_write', { path: `race/new-${i}.txt`, content: 'race write\n' }],
+          // mkdir -p under the swap: every folder is made inside the one held before it.
+          ['file_write', { path: `race/sub-${i}/deeper/new.txt`, content: 'race nested write\n' }],
           ['file_edit', { path: `race/edit-${i}.txt`, old_string: '', new_string: 'race edit\n' }],
           ['git_operations', { operation: 'add', paths: [`race/new-${i}.txt`] }],
-          // glob_search, content_search and semantic_code_search with path 'race' are left
-          // out: under this swap they listed the outside folder's names (glob) and returned
-          // race/f.txt's outside content (content, semantic). Reported as escapes.
+          // The walks read folders by path: a name listed from the outside folder while
+          // race/ was the link must not be shown, nor a file opened through it.
+          ['glob_search', { pattern: '**/*', path: 'race' }],
+          ['Glob', { pattern: '**/*.txt', path: 'race' }],
+          ['content_search', { pattern: 'race|MARKER', path: 'race' }],
+          ['content_search', { pattern: 'race', path: 'race', output_mode: 'content' }],
+          ['semantic_code_search', { query: 'escape marker race secret', path: 'race', backend: 'literal' }],
         ]
+        // Now and then the whole workspace (the battery above left many files in it).
+        if (i % 5 === 0) {
+          batch.push(
+            ['glob_search', { pattern: '**/*' }],
+            ['content_search', { pattern: 'MARKER|secret|race', output_mode: 'content' }],
+            ['semantic_code_search', { query: 'escape marker race secret', backend: 'literal' }],
+          )
+        }
         const results = await Promise.all(batch.map(([n, input]) => granting(s, n, input)))
         for (const [k, r] of results.entries()) {
           calls++
           if (JSON.stringify(r).includes(MARKER)) leaks.push(`${batch[k][0]}: ${textOf(r).slice(0, 160)}`)
           const key = r.error?.code ?? 'ok'
           codes.set(key, (codes.get(key) ?? 0) + 1)
+          // git looks at the path again itself, and fails in its own words (IO_ERROR) when
+          // the swap lands after fsgate's check: "beyond a symbolic link", "unable to stat".
+          const gitRefused = batch[k][0] === 'git_operations' && key === 'IO_ERROR' && /^git add failed: /.test(textOf(r))
+          if (!['ok', ...REFUSALS].includes(key) && !gitRefused) odd.push(`${batch[k][0]}: ${key}: ${textOf(r).slice(0, 300)}`)
         }
       }
     } finally {
@@ -443,20 +484,16 @@ parentPort.postMessage(swaps)`,
     expect(leaks).toEqual([])
     expect(swaps).toBeGreaterThan(0)
     expect(calls).toBeGreaterThan(0)
-    for (const code of codes.keys()) expect(['ok', ...REFUSALS, 'IO_ERROR']).toContain(code)
-    // Nothing with a name the session asked for may appear outside, and f.txt keeps its
-    // bytes. Known issue (reported, not asserted here): the atomic writer's temp file
-    // (`.new-N.txt.<pid>-…fsgate-tmp`) can be created in the outside folder when the swap
-    // lands between the check and the temp file's creation, and is left behind after the
-    // final check refuses the rename. They are listed and removed so later checks stay exact.
-    const racedir = path.join(out, 'racedir')
-    const extra = fs.readdirSync(racedir).filter((n) => n !== 'f.txt' && n !== `${MARKER}.txt`)
-    const leftovers = extra.filter((n) => n.endsWith('.fsgate-tmp'))
-    expect(extra.filter((n) => !n.endsWith('.fsgate-tmp'))).toEqual([])
-    for (const n of leftovers) fs.rmSync(path.join(racedir, n))
+    expect(odd).toEqual([])
+    // Nothing appeared outside: no file, no folder, no temp file of the atomic writer (it is
+    // made, renamed and removed inside the folder held open), and f.txt keeps its bytes.
+    expect(fs.readdirSync(path.join(out, 'racedir')).sort()).toEqual([`${MARKER}.txt`, 'f.txt'].sort())
     expectOutsideUnchanged()
+    // Every write that succeeded landed inside, whole.
+    const inside = fs.readdirSync(wsDir).filter((n) => n === 'race' || n.startsWith('race.'))
+    expect(inside.filter((n) => !/^race(\.real|\.stray-\d+)?$/.test(n))).toEqual([])
     // Keep the numbers visible when the test is run alone.
-    console.log(`race: ${swaps} swaps, ${calls} calls, temp leftovers outside: ${leftovers.length}`, Object.fromEntries(codes))
+    console.log(`race: ${swaps} swaps, ${calls} calls`, Object.fromEntries(codes))
   })
 })
 

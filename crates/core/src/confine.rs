@@ -127,16 +127,149 @@ impl Roots {
     }
 }
 
-/// Opens a file a walk found (walks follow no symlinks) for reading, without blocking: one
-/// swapped for a FIFO or device since the walk saw it is [`ErrorKind::BlockedDevice`].
-/// Two system calls, for searches that open every file of a tree.
+/// Opens a file a walk found, for reading, without blocking: one swapped for
+/// a FIFO or device since the walk saw it is [`ErrorKind::BlockedDevice`].
+///
+/// A walk follows no links and starts from a real folder, so a link anywhere on the path
+/// now can only be a folder swapped for one since the walk read it: that is
+/// [`ErrorKind::OutsideRoots`], and nothing is opened through it. On Linux this is one
+/// `openat2` call that refuses every link on the way (`RESOLVE_NO_SYMLINKS`); where that
+/// is missing, the open is checked afterwards by the kernel's path of the handle.
 pub(crate) fn open_found(path: &Path) -> Result<File> {
-    let file = open_nonblocking(path).map_err(|e| Error::io(e).with_path(path))?;
+    let file = beneath(path, Look::Read).map_err(|e| e.with_path(path))?;
     let meta = file.metadata().map_err(|e| Error::io(e).with_path(path))?;
     if !meta.is_file() {
         return Err(blocked(path));
     }
     Ok(file)
+}
+
+/// What is at a path a walk found, if it is still there and reached without a link (see
+/// [`open_found`]); the entry itself is never followed or opened for reading.
+/// A walk reads folders by path, so a folder swapped for a link to another place while it
+/// was read yields that place's names: a name that is not there now, inside, is one of
+/// those (or was removed since), and must not be shown.
+pub(crate) fn found_still(path: &Path) -> Option<Metadata> {
+    beneath(path, Look::Stat).ok()?.metadata().ok()
+}
+
+/// Whether a path a walk found is still there, reached without a link: [`found_still`]
+/// without the metadata.
+pub(crate) fn still_there(path: &Path) -> bool {
+    beneath(path, Look::Stat).is_ok()
+}
+
+/// How [`beneath`] opens what it reaches.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// To read a regular file.
+    Read,
+    /// Only to look at the entry (Linux's `O_PATH`: no read permission needed).
+    Stat,
+}
+
+/// Opens `path` (a real path) without passing through any link. Where the kernel cannot
+/// refuse links on the way, the handle's own path must lie in the folder `path` names.
+fn beneath(path: &Path, look: Look) -> Result<File> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    if let Some(opened) = openat2_no_links(path, look) {
+        return opened.map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) | Some(libc::EXDEV) => swapped_link(),
+            _ => Error::io(e),
+        });
+    }
+    beneath_checked(path, look)
+}
+
+/// [`beneath`] where the kernel cannot refuse links on the way: opened (a final link is
+/// never followed), then checked by the handle's own path.
+fn beneath_checked(path: &Path, look: Look) -> Result<File> {
+    let file = match look {
+        Look::Read => open_nonblocking(path),
+        Look::Stat => open_entry(path),
+    }
+    .map_err(|e| if e.raw_os_error() == Some(ELOOP) { swapped_link() } else { Error::io(e) })?;
+    match (opened_path(&file), path.parent()) {
+        (Some(opened), Some(folder)) if !opened.starts_with(folder) => Err(swapped_link()),
+        _ => Ok(file),
+    }
+}
+
+fn swapped_link() -> Error {
+    Error::new(ErrorKind::OutsideRoots, "a folder on its path changed into a link during the search")
+}
+
+#[cfg(unix)]
+const ELOOP: i32 = libc::ELOOP;
+#[cfg(not(unix))]
+const ELOOP: i32 = 1921;
+
+/// `openat2(path, RESOLVE_NO_SYMLINKS)`, or None where the kernel (before 5.6) or a
+/// seccomp filter does not allow it.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn openat2_no_links(path: &Path, look: Look) -> Option<std::io::Result<File>> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static MISSING: AtomicBool = AtomicBool::new(false);
+    if MISSING.load(Ordering::Relaxed) {
+        return None;
+    }
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return Some(Err(std::io::Error::from(std::io::ErrorKind::InvalidInput)));
+    };
+    let flags = match look {
+        Look::Read => libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW,
+        Look::Stat => libc::O_PATH | libc::O_NOFOLLOW,
+    } | libc::O_CLOEXEC;
+    /// The kernel's `struct open_how` (libc's is not constructible).
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+    let how =
+        OpenHow { flags: flags as u64, mode: 0, resolve: libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS };
+    loop {
+        // SAFETY: a NUL-terminated path and an open_how of the size passed; the result is checked.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_openat2,
+                libc::AT_FDCWD,
+                c.as_ptr(),
+                &how as *const OpenHow,
+                std::mem::size_of::<OpenHow>(),
+            )
+        };
+        if fd >= 0 {
+            // SAFETY: a new descriptor that nothing else owns.
+            return Some(Ok(unsafe { File::from_raw_fd(fd as i32) }));
+        }
+        let err = std::io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EINTR) | Some(libc::EAGAIN) => continue,
+            Some(libc::ENOSYS) => {
+                MISSING.store(true, Ordering::Relaxed);
+                return None;
+            }
+            // An older seccomp profile (containers) refuses system calls it does not know.
+            Some(libc::EPERM) => return None,
+            _ => return Some(Err(err)),
+        }
+    }
+}
+
+/// Opens an entry only to look at it, never following a final link.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn open_entry(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC).open(path)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn open_entry(path: &Path) -> std::io::Result<File> {
+    open_nonblocking(path)
 }
 
 /// Opens an existing regular file for reading without following a final symlink and
@@ -399,6 +532,39 @@ mod tests {
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         assert_eq!(open_regular(&fifo).unwrap_err().kind(), ErrorKind::BlockedDevice);
+    }
+
+    /// A file a walk found, reached now through a folder that changed into a link, is not
+    /// opened (nor looked at), by openat2 and by the fallback check alike.
+    #[cfg(unix)]
+    #[test]
+    fn found_files_behind_a_swapped_folder_are_refused() {
+        let dir = std::fs::canonicalize(tmp()).unwrap();
+        std::fs::create_dir_all(dir.join("ws/sub")).unwrap();
+        std::fs::create_dir_all(dir.join("out")).unwrap();
+        std::fs::write(dir.join("ws/sub/f.txt"), "inside").unwrap();
+        std::fs::write(dir.join("out/f.txt"), "outside").unwrap();
+        let found = dir.join("ws/sub/f.txt");
+        assert!(open_found(&found).is_ok());
+        assert!(found_still(&found).is_some_and(|m| m.is_file()));
+        assert!(beneath_checked(&found, Look::Read).is_ok());
+        std::fs::rename(dir.join("ws/sub"), dir.join("ws/sub.real")).unwrap();
+        std::os::unix::fs::symlink(dir.join("out"), dir.join("ws/sub")).unwrap();
+        assert_eq!(open_found(&found).unwrap_err().kind(), ErrorKind::OutsideRoots);
+        assert!(found_still(&found).is_none());
+        assert!(!still_there(&found));
+        for look in [Look::Read, Look::Stat] {
+            assert_eq!(beneath_checked(&found, look).unwrap_err().kind(), ErrorKind::OutsideRoots);
+        }
+        // A found file that is itself now a link is not followed either.
+        std::fs::remove_file(dir.join("ws/sub")).unwrap();
+        std::fs::rename(dir.join("ws/sub.real"), dir.join("ws/sub")).unwrap();
+        std::fs::remove_file(&found).unwrap();
+        std::os::unix::fs::symlink(dir.join("out/f.txt"), &found).unwrap();
+        assert_eq!(open_found(&found).unwrap_err().kind(), ErrorKind::OutsideRoots);
+        assert!(found_still(&found).is_some_and(|m| m.file_type().is_symlink()));
+        std::fs::remove_file(&found).unwrap();
+        assert_eq!(open_found(&found).unwrap_err().kind(), ErrorKind::NotFound);
     }
 
     #[test]

@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::cancel::Cancel;
+use crate::confine::still_there;
 use crate::error::Result;
 use crate::walk::{self, WalkConfig};
 use crate::Roots;
@@ -81,7 +82,7 @@ pub fn glob_files(
     let mut walk_config = config.walk.clone();
     walk_config.globs(&[pattern]);
     let newest = config.order == GlobOrder::Newest;
-    let (files, errors) = walk::list(&dir, &walk_config, cancel)?;
+    let (files, mut errors, mut moved) = walk::list(&dir, &walk_config, cancel)?;
     let mut found: Vec<(Vec<u8>, PathBuf, i128)> = files
         .into_par_iter()
         .map(|path| {
@@ -93,9 +94,27 @@ pub fn glob_files(
         GlobOrder::Path => found.par_sort_unstable_by(|a, b| a.0.cmp(&b.0)),
         GlobOrder::Newest => found.par_sort_unstable_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0))),
     }
-    let total = found.len();
+    // The names shown are looked at again, without following links: one listed from a
+    // folder that was swapped for a link while the walk read it is not there now, inside,
+    // and is left out (counted, never shown). Only the page is looked at (a look costs as
+    // much as listing the file), so under such a swap the total may count names not shown.
     let display_root = walk::real_or_self(display_root);
-    let paths = found.iter().take(config.limit).map(|(_, p, _)| walk::shown(&display_root, p)).collect();
+    let (mut paths, mut gone, mut looked) = (Vec::new(), 0, 0);
+    while paths.len() < config.limit && looked < found.len() {
+        let end = found.len().min(looked + (config.limit - paths.len()).max(64));
+        let there: Vec<bool> = found[looked..end].par_iter().map(|(_, path, _)| still_there(path)).collect();
+        for ((_, path, _), there) in found[looked..end].iter().zip(there) {
+            if !there {
+                gone += 1;
+            } else if paths.len() < config.limit {
+                paths.push(walk::shown(&display_root, path));
+            }
+        }
+        looked = end;
+    }
+    let total = found.len() - gone;
+    moved.add(gone);
+    errors.extend(moved.note());
     Ok(GlobOutcome { paths, total, errors })
 }
 

@@ -217,6 +217,7 @@ pub fn grep(
         }
     };
     let mut errors = Vec::new();
+    let mut moved = walk::Moved::default();
     match start {
         Start::File(path) => {
             // One file named directly: a failure to open it is the answer, not a note.
@@ -228,7 +229,7 @@ pub fn grep(
         Start::Dir(dir) => rayon::scope(|scope| -> Result<()> {
             let search = &search;
             let mut batch = Vec::with_capacity(BATCH);
-            errors = walk::walk(&dir, &config.walk, cancel, |file| {
+            (errors, moved) = walk::walk(&dir, &config.walk, cancel, |file| {
                 batch.push(file);
                 if batch.len() == BATCH {
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
@@ -247,6 +248,8 @@ pub fn grep(
     if collector.more_errors > 0 {
         errors.push(format!("… and {} more", collector.more_errors));
     }
+    moved.add(collector.moved);
+    errors.extend(moved.note());
     let mut out = render(&collector, config, &display_root);
     out.errors = errors;
     Ok(out)
@@ -303,6 +306,8 @@ struct FileHits {
     bytes: usize,
     binary: bool,
     error: Option<String>,
+    /// The file was gone, or reached through a link, when opened (see [`walk::Moved`]).
+    moved: bool,
 }
 
 fn search_file(
@@ -316,11 +321,21 @@ fn search_file(
     let mut sink = FileSink { matcher, config, need, cancel, hits: FileHits::default() };
     // Opened without blocking and refused unless still a regular file: a file swapped for
     // a FIFO after the walk must not hang a worker.
-    let searched = open_found(path).map_err(|e| e.to_string()).and_then(|file| {
-        searcher.search_file(matcher, &file, &mut sink).map_err(|e| format!("{}: {e}", path.display()))
-    });
-    if let Err(err) = searched {
-        sink.hits.error = Some(err);
+    // A file gone, or now behind a link, is counted and not named: its name may come from
+    // a folder that was swapped for a link while the walk read it.
+    let file = match open_found(path) {
+        Ok(file) => file,
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::OutsideRoots) => {
+            sink.hits.moved = true;
+            return sink.hits;
+        }
+        Err(e) => {
+            sink.hits.error = Some(e.to_string());
+            return sink.hits;
+        }
+    };
+    if let Err(e) = searcher.search_file(matcher, &file, &mut sink) {
+        sink.hits.error = Some(format!("{}: {e}", path.display()));
     }
     sink.hits
 }
@@ -450,6 +465,8 @@ struct Collector {
     held_bytes: usize,
     /// Read errors beyond the ones kept.
     more_errors: usize,
+    /// Files gone, or reached through a link, when opened.
+    moved: usize,
     /// The most bytes of text held (see [`GrepConfig::max_output`]).
     held_budget: usize,
     need: u64,
@@ -463,6 +480,10 @@ struct Collector {
 
 impl Collector {
     fn add(&mut self, path: PathBuf, hits: FileHits) {
+        if hits.moved {
+            self.moved += 1;
+            return;
+        }
         if let Some(err) = hits.error {
             if self.errors.len() < MAX_ERRORS {
                 self.errors.push(err);

@@ -30,7 +30,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::cancel::Cancel;
-use crate::confine::open_regular;
+use crate::confine::open_found;
 use crate::error::{Error, Result};
 use crate::sniff::SNIFF_BYTES;
 use crate::walk::{self, WalkConfig};
@@ -731,9 +731,10 @@ fn is_unspaced(c: char) -> bool {
         | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F | 0x20000..=0x2FFFF)
 }
 
-/// The bytes of a regular file (opened without blocking), or `None` when it holds more than `max`.
+/// The bytes of a regular file (opened without blocking, and never through a link on its
+/// path: see [`open_found`]), or `None` when it holds more than `max`.
 fn read_capped(path: &Path, max: u64) -> Result<Option<Vec<u8>>> {
-    let (file, _) = open_regular(path)?;
+    let file = open_found(path)?;
     let mut bytes = Vec::new();
     file.take(max.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| Error::io(e).with_path(path))?;
     Ok((bytes.len() as u64 <= max).then_some(bytes))
@@ -968,20 +969,25 @@ pub fn rank_folder(
 ) -> Result<RankOutcome> {
     let dir = walk::search_folder(roots, base)?;
     let display_root = walk::real_or_self(display_root);
-    let mut errors_seen = Vec::new();
     let mut files = Vec::new();
-    let mut errors = walk::walk(&dir, &WalkConfig::default(), cancel, |file| {
+    let mut moved = walk::Moved::default();
+    let mut seen = Vec::new();
+    let (mut errors, walked) = walk::walk(&dir, &WalkConfig::default(), cancel, |file| {
+        // Names may come from a folder swapped for a link while the walk read it; such a
+        // file is never read (see `read_capped`), so no hit can show it.
         match std::fs::symlink_metadata(&file) {
             Ok(meta) => {
                 let shown = walk::shown(&display_root, &file);
                 files.push(RankFile { path: file, shown, size: meta.len(), mtime_ns: walk::mtime_ns(&meta) });
             }
-            Err(err) => errors_seen.push(format!("{}: {err}", file.display())),
+            Err(err) => seen.extend(moved.shown_at(&file, &err)),
         }
         true
     })?;
     let mut out = rank(index, &files, query, config, cancel)?;
-    errors.append(&mut errors_seen);
+    errors.append(&mut seen);
+    moved.add(walked.count());
+    errors.extend(moved.note());
     out.errors = errors;
     Ok(out)
 }

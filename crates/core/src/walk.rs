@@ -6,6 +6,7 @@ use ignore::types::{Types, TypesBuilder};
 use ignore::{WalkBuilder, WalkState};
 
 use crate::cancel::Cancel;
+use crate::confine::found_still;
 use crate::error::{Error, ErrorKind, Result};
 use crate::Roots;
 
@@ -171,26 +172,32 @@ fn glob_set(globs: &[&str]) -> Result<Option<GlobSet>> {
 
 /// Walks `dir` on the calling thread, calling `visit` on every file that passes the
 /// ignore rules and the filters; returning `false` stops the walk. Errors reading
-/// folders are collected and returned (the walk goes on).
+/// folders are collected and returned (the walk goes on), except those about entries
+/// that are no longer there, which are counted (see [`Moved`]).
 ///
 /// Why one thread: a walk is a few `readdir` calls per folder, cheap next to reading the
 /// files; callers that read them hand batches to the caller's rayon pool, so the work
 /// shares the addon's threads instead of starting its own for every call (the `ignore`
 /// crate's parallel walker starts threads per walk and polls for work every millisecond,
 /// which dominates a search of a small folder).
-pub(crate) fn walk<F>(dir: &Path, config: &WalkConfig, cancel: &Cancel, mut visit: F) -> Result<Vec<String>>
+pub(crate) fn walk<F>(dir: &Path, config: &WalkConfig, cancel: &Cancel, mut visit: F) -> Result<(Vec<String>, Moved)>
 where
     F: FnMut(PathBuf) -> bool,
 {
     let filter = Filter::new(config)?;
     let builder = builder(dir, config, &filter);
     let mut errors = Vec::new();
-    for result in builder.build() {
+    let mut moved = Moved::default();
+    let mut entries = builder.build();
+    loop {
         cancel.check()?;
+        // The walker can panic on a folder that changes into a link under it (its stack
+        // of ignore rules loses step with the folders): that ends this walk, not the host.
+        let Some(result) = unwound(|| entries.next())? else { break };
         let entry = match result {
             Ok(entry) => entry,
             Err(err) => {
-                errors.push(err.to_string());
+                errors.extend(moved.shown(&err));
                 continue;
             }
         };
@@ -206,7 +213,93 @@ where
         }
     }
     cancel.check()?;
-    Ok(errors)
+    Ok((errors, moved))
+}
+
+/// Runs one step of the `ignore` walker, turning a panic into an error.
+fn unwound<T>(step: impl FnOnce() -> T) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)).map_err(|_| {
+        Error::new(
+            ErrorKind::Io,
+            "the folder changed while it was being walked (a folder in it was replaced); try again",
+        )
+    })
+}
+
+/// The entries a walk met that are gone, or now reached through a link, when looked at
+/// again: counted, never named.
+///
+/// A walk reads folders by path. A folder swapped for a link to another place while it
+/// is read yields that place's names and errors; such a name is not there, inside, when
+/// looked at again without following links ([`found_still`]). An error about such an
+/// entry is left out, so no name from elsewhere reaches a result, and the count says
+/// that something changed during the walk.
+#[derive(Default)]
+pub(crate) struct Moved {
+    count: usize,
+}
+
+impl Moved {
+    /// The message of a walk error, unless it is about an entry that is no longer there.
+    pub fn shown(&mut self, err: &ignore::Error) -> Option<String> {
+        match error_path(err) {
+            Some(path) if found_still(path).is_none() => {
+                self.count += 1;
+                None
+            }
+            _ => Some(err.to_string()),
+        }
+    }
+
+    /// The message of an error about `path`, unless the entry is no longer there.
+    pub fn shown_at(&mut self, path: &Path, err: &dyn std::fmt::Display) -> Option<String> {
+        if found_still(path).is_none() {
+            self.count += 1;
+            return None;
+        }
+        Some(format!("{}: {err}", path.display()))
+    }
+
+    /// Counts `n` more entries that moved or vanished.
+    pub fn add(&mut self, n: usize) {
+        self.count += n;
+    }
+
+    /// How many entries moved or vanished.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// The note for the report, when anything moved.
+    pub fn note(&self) -> Option<String> {
+        (self.count > 0).then(|| {
+            let n = self.count;
+            format!(
+                "{n} {} moved or vanished during the search and {} left out",
+                plural(n),
+                if n == 1 { "was" } else { "were" }
+            )
+        })
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        "entry"
+    } else {
+        "entries"
+    }
+}
+
+/// The path an error of the walker is about, if it names one.
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithLineNumber { err, .. } | ignore::Error::WithDepth { err, .. } => error_path(err),
+        ignore::Error::Partial(errs) => errs.iter().find_map(error_path),
+        ignore::Error::Loop { child, .. } => Some(child),
+        _ => None,
+    }
 }
 
 /// The walker of ripgrep's rules for `dir`: see [`WalkConfig`].
@@ -251,51 +344,59 @@ fn builder(dir: &Path, config: &WalkConfig, filter: &Filter) -> WalkBuilder {
 /// order, in parallel: for listings, where the walk is all the work. The ignore crate's
 /// parallel walker runs on as many threads of its own as the caller's rayon pool has. With ignore files switched off (and no file type), folders are read
 /// directly, with none of the per-entry work of matching ignore rules.
-pub(crate) fn list(dir: &Path, config: &WalkConfig, cancel: &Cancel) -> Result<(Vec<PathBuf>, Vec<String>)> {
+pub(crate) fn list(dir: &Path, config: &WalkConfig, cancel: &Cancel) -> Result<Listed> {
     let filter = Filter::new(config)?;
-    let out = Mutex::new((Vec::new(), Vec::new()));
+    let out = Mutex::new((Vec::new(), Vec::new(), Moved::default()));
     if config.include_ignored && filter.types.is_none() {
         let lister = Lister { root: dir, hidden: config.include_hidden, filter: &filter, cancel, out: &out };
         rayon::scope(|scope| lister.read(scope, dir.to_path_buf()));
     } else {
         let threads = rayon::current_num_threads().clamp(1, 4);
-        builder(dir, config, &filter).threads(threads).build_parallel().run(|| {
-            let mut own = Batch { files: Vec::new(), errors: Vec::new(), out: &out };
-            let filter = &filter;
-            Box::new(move |result| {
-                if cancel.is_cancelled() {
-                    return WalkState::Quit;
-                }
-                match result {
-                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
-                        let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
-                        if filter.keeps(rel) {
-                            own.files.push(entry.into_path());
-                        }
+        let parallel = builder(dir, config, &filter).threads(threads).build_parallel();
+        unwound(|| {
+            parallel.run(|| {
+                let mut own = Batch { files: Vec::new(), errors: Vec::new(), moved: Moved::default(), out: &out };
+                let filter = &filter;
+                Box::new(move |result| {
+                    if cancel.is_cancelled() {
+                        return WalkState::Quit;
                     }
-                    Ok(_) => {}
-                    Err(err) => own.errors.push(err.to_string()),
-                }
-                WalkState::Continue
+                    match result {
+                        Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                            let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+                            if filter.keeps(rel) {
+                                own.files.push(entry.into_path());
+                            }
+                        }
+                        Ok(_) => {}
+                        Err(err) => own.errors.extend(own.moved.shown(&err)),
+                    }
+                    WalkState::Continue
+                })
             })
-        });
+        })?;
     }
     cancel.check()?;
-    Ok(out.into_inner().unwrap())
+    Ok(out.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()))
 }
+
+/// Files found, error messages, and the entries that moved or vanished.
+pub(crate) type Listed = (Vec<PathBuf>, Vec<String>, Moved);
 
 /// What one walker thread found, added to the shared list when the thread is done.
 struct Batch<'a> {
     files: Vec<PathBuf>,
     errors: Vec<String>,
-    out: &'a Mutex<(Vec<PathBuf>, Vec<String>)>,
+    moved: Moved,
+    out: &'a Mutex<Listed>,
 }
 
 impl Drop for Batch<'_> {
     fn drop(&mut self) {
-        let mut out = self.out.lock().unwrap();
+        let mut out = self.out.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         out.0.append(&mut self.files);
         out.1.append(&mut self.errors);
+        out.2.add(self.moved.count);
     }
 }
 
@@ -305,7 +406,7 @@ struct Lister<'a> {
     hidden: bool,
     filter: &'a Filter,
     cancel: &'a Cancel,
-    out: &'a Mutex<(Vec<PathBuf>, Vec<String>)>,
+    out: &'a Mutex<Listed>,
 }
 
 impl<'a> Lister<'a> {
@@ -316,16 +417,23 @@ impl<'a> Lister<'a> {
         if self.cancel.is_cancelled() {
             return;
         }
+        let mut moved = Moved::default();
+        let report = |at: &Path, err: &std::io::Error, moved: &mut Moved| {
+            let shown = moved.shown_at(at, err);
+            let mut out = self.out.lock().unwrap();
+            out.1.extend(shown);
+            out.2.add(std::mem::take(&mut moved.count));
+        };
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
-            Err(err) => return self.out.lock().unwrap().1.push(format!("{}: {err}", dir.display())),
+            Err(err) => return report(&dir, &err, &mut moved),
         };
         let mut files = Vec::new();
         for entry in entries {
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(err) => {
-                    self.out.lock().unwrap().1.push(format!("{}: {err}", dir.display()));
+                    report(&dir, &err, &mut moved);
                     continue;
                 }
             };
@@ -336,7 +444,7 @@ impl<'a> Lister<'a> {
             let kind = match entry.file_type() {
                 Ok(kind) => kind,
                 Err(err) => {
-                    self.out.lock().unwrap().1.push(format!("{}: {err}", entry.path().display()));
+                    report(&entry.path(), &err, &mut moved);
                     continue;
                 }
             };
@@ -387,5 +495,28 @@ pub(crate) fn shown(display_root: &Path, real: &Path) -> String {
     match real.strip_prefix(display_root) {
         Ok(rel) if !rel.as_os_str().is_empty() => rel.to_string_lossy().into_owned(),
         _ => real.to_string_lossy().into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::tmp;
+
+    /// An error about an entry that is gone is counted, not shown: its name may come from
+    /// a folder that was a link to elsewhere while it was read.
+    #[test]
+    fn errors_about_entries_no_longer_there_are_counted_not_named() {
+        let dir = std::fs::canonicalize(tmp()).unwrap();
+        std::fs::write(dir.join("here.txt"), "x").unwrap();
+        let mut moved = Moved::default();
+        let err = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(moved.shown_at(&dir.join("here.txt"), &err).is_some_and(|m| m.contains("here.txt")));
+        assert_eq!(moved.shown_at(&dir.join("secret-name"), &err), None);
+        let walk_err =
+            ignore::Error::WithPath { path: dir.join("other-secret"), err: Box::new(ignore::Error::Io(err)) };
+        assert_eq!(moved.shown(&walk_err), None);
+        assert_eq!(moved.note().as_deref(), Some("2 entries moved or vanished during the search and were left out"));
+        assert_eq!(Moved::default().note(), None);
     }
 }
