@@ -138,9 +138,10 @@ export function defineTool<C>(spec: ToolSpec<C>): Tool<C> {
       const form = spec.dialects[ctx.dialect]
       if (!form) throw new InvalidInputError('INVALID_INPUT', `Tool ${ctx.calledAs} has no ${ctx.dialect} form.`)
       const { otp, rest } = ctx.gate.otp ? takeOtp(input) : { otp: undefined, rest: input }
-      const parsed = form.schema.safeParse(rest)
-      if (!parsed.success) throw schemaError(ctx.calledAs, rest, parsed.error)
-      const canonical = form.toCanonical(parsed.data as Record<string, unknown>)
+      const own = ownFields(rest)
+      const parsed = form.schema.safeParse(own)
+      if (!parsed.success) throw schemaError(ctx.calledAs, own, parsed.error)
+      const canonical = ownFields(form.toCanonical(ownFields(parsed.data) as Record<string, unknown>)) as C
       const facts = { tool: spec.name, calledAs: ctx.calledAs, effect: spec.effect?.(canonical, ctx) ?? READ_ONLY, otp }
       const code = checkAutonomyAndOtp(ctx.gate, facts)
       await spec.admit?.(canonical, ctx)
@@ -166,6 +167,30 @@ export function defineTool<C>(spec: ToolSpec<C>): Tool<C> {
     },
   }
   return tool
+}
+
+/**
+ * A call's input as the model sent it: only its own fields, in objects without a
+ * prototype (nested too). A field inherited from the input's prototype, or from a
+ * polluted `Object.prototype` in the host, is never read as one the model gave, neither
+ * by the schema nor by the tool reading an optional field the model left out.
+ */
+function ownFields(value: unknown, depth = 0, seen = new Map<object, unknown>()): unknown {
+  // Tool inputs are a few levels deep; what lies deeper is the schema's to refuse.
+  if (typeof value !== 'object' || value === null || depth > 16) return value
+  const copied = seen.get(value)
+  if (copied !== undefined) return copied
+  if (Array.isArray(value)) {
+    const out: unknown[] = []
+    seen.set(value, out)
+    for (const item of value) out.push(ownFields(item, depth + 1, seen))
+    return out
+  }
+  if (Object.prototype.toString.call(value) !== '[object Object]') return value
+  const out: Record<string, unknown> = Object.create(null)
+  seen.set(value, out)
+  for (const key of Object.keys(value)) out[key] = ownFields((value as Record<string, unknown>)[key], depth + 1, seen)
+  return out
 }
 
 /** The effect of a tool that declares none: it only looks. */

@@ -11,6 +11,7 @@ import { ConsentGate } from '../policy/consent.js'
 import { displayPath, isWorkingCopy, originalOf, resolvePath, workingCopyPath } from '../policy/paths.js'
 import { protectedReason } from '../policy/protected.js'
 import type { CallEffect, ToolContext } from '../tool.js'
+import { pathField } from './common.js'
 
 /** Where a change lands, resolved once per call. */
 export interface ChangeTarget {
@@ -236,8 +237,10 @@ export function explainChange(err: unknown, given: string, ctx: ToolContext): un
       return say(`${given} ${err.message}, so it was not changed. Make the change with a shell tool or ask the user; a file this large is too big to rewrite through this tool.`)
     case 'ENCODING':
       return say(`${given} ${err.message}, so it cannot be edited without corrupting it. Nothing was changed; write it anew with the write tool only if replacing it whole is acceptable.`)
-    case 'INVALID_INPUT':
-      return new InvalidInputError('INVALID_INPUT', `path ${err.message}. Give a valid file path.`, { data: { field: 'path' } })
+    case 'INVALID_INPUT': {
+      const field = pathField(ctx)
+      return new InvalidInputError('INVALID_INPUT', `${field} ${given} ${err.message}. Give a valid file path.`, { data: { field, path: given } })
+    }
     default:
       return err
   }

@@ -29,3 +29,8 @@ export async function hostCount(ctx: ToolContext, t: string): Promise<number> {
   }
   return n
 }
+
+/** The name of the path field in the dialect the model called (Claude's tools say file_path). */
+export function pathField(ctx: ToolContext): 'file_path' | 'path' {
+  return ctx.dialect === 'claude' ? 'file_path' : 'path'
+}

@@ -244,7 +244,8 @@ function invalid(field: string, message: string): InvalidInputError {
 async function folder(ctx: ToolContext, given: string | undefined): Promise<string> {
   if (given === undefined) return ctx.workspace
   const abs = resolvePath(ctx.workspace, given, 'path')
-  const real = await realpath(abs).catch(() => {
+  const real = await realpath(abs).catch((err) => {
+    refuseMalformed(err, 'path', given)
     throw new NotFoundError('NOT_FOUND', `Folder does not exist: ${given}. Give path= of a folder inside the workspace (${ctx.workspace}).`, { data: { field: 'path', path: given } })
   })
   if (!within(ctx.workspace, real)) throw outside('path', given, ctx)
@@ -263,20 +264,31 @@ async function pathspecs(ctx: ToolContext, cwd: string, input: GitInput): Promis
   return Promise.all(
     given.map(async (p) => {
       const abs = resolvePath(cwd, p, field)
-      if (!within(ctx.workspace, abs) || !within(ctx.workspace, await realish(abs))) throw outside(field, p, ctx)
+      if (!within(ctx.workspace, abs) || !within(ctx.workspace, await realish(abs, field, p))) throw outside(field, p, ctx)
       return path.relative(cwd, abs) || '.'
     }),
   )
 }
 
-/** The real path of `abs`, or of its nearest existing folder with the rest appended. */
-async function realish(abs: string): Promise<string> {
+/**
+ * The real path of `abs`, or of its nearest existing folder with the rest appended. A
+ * symlink loop or a name too long for the file system is INVALID_INPUT.
+ */
+async function realish(abs: string, field: string, given: string): Promise<string> {
   try {
     return await realpath(abs)
-  } catch {
+  } catch (err) {
+    refuseMalformed(err, field, given)
     const parent = path.dirname(abs)
-    return parent === abs ? abs : path.join(await realish(parent), path.basename(abs))
+    return parent === abs ? abs : path.join(await realish(parent, field, given), path.basename(abs))
   }
+}
+
+/** Throws INVALID_INPUT for a path the file system cannot resolve at all (ELOOP, ENAMETOOLONG). */
+function refuseMalformed(err: unknown, field: string, given: string): void {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code
+  if (code === 'ELOOP') throw invalid(field, `${field} ${given} has a symlink loop or too many symlinks. Give a path without one.`)
+  if (code === 'ENAMETOOLONG') throw invalid(field, `${field} ${given} has a name longer than the file system allows. Give a shorter path.`)
 }
 
 function outside(field: string, given: string, ctx: ToolContext): PathOutsideWorkspaceError {

@@ -12,7 +12,7 @@ import { InvalidInputError } from '../errors.js'
 import { callNative, completer, type NativeGlobResult } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
-import { explainSearchError, givenPath, plural, searchBase, splitAbsoluteGlob, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
+import { explainSearchError, givenPath, plural, searchBase, splitAbsoluteGlob, walkErrors, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { DEFAULT_LIMITS } from '../limits.js'
 
@@ -96,11 +96,11 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
   const files = r.paths === '' ? [] : r.paths.split('\0')
   const truncated = r.total > files.length
   const data = { pattern, path: displayPath(ctx.workspace, abs), files, numFiles: r.total, truncated, ...(r.errors.length ? { errors: r.errors.slice(0, 20) } : {}) }
-  if (files.length === 0) return { content: [text(`No files found matching ${pattern}${given ? ` in ${given}` : ''}.${hiddenHint(input)}`)], data }
+  const unread = r.errors.length ? `\n(${walkErrors(r.errors)})` : ''
+  if (files.length === 0) return { content: [text(`No files found matching ${pattern}${given ? ` in ${given}` : ''}.${hiddenHint(input)}${unread}`)], data }
   let out = files.join('\n')
   if (truncated) out += `\n(Showing the first ${plural(files.length, 'file')} of ${r.total.toLocaleString('en-US')}. Use a more specific pattern or path to see the rest.)`
-  if (r.errors.length) out += `\n(${plural(r.errors.length, 'folder')} could not be read.)`
-  return { content: [text(out)], data }
+  return { content: [text(out + unread)], data }
 }
 
 function hiddenHint(input: WalkInput): string {

@@ -11,7 +11,7 @@ import { displayPath, resolvePath } from '../policy/paths.js'
 import { similarNames } from '../similar.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { hostCount, num, unchanged } from './common.js'
+import { hostCount, num, pathField, unchanged } from './common.js'
 import { explainPdfError, readPdfPages } from './pdf.js'
 
 export interface ReadInput {
@@ -235,8 +235,10 @@ async function explain(err: unknown, given: string, abs: string, ctx: ToolContex
       return say(`Permission denied reading ${given}. It cannot be read by this process; try another file.`)
     case 'INVALID_IMAGE':
       return say(`${given} looks like an image but cannot be decoded (${err.message}).`)
-    case 'INVALID_INPUT':
-      return new InvalidInputError('INVALID_INPUT', `path ${err.message}. Give a valid file path.`, { data: { field: 'path' } })
+    case 'INVALID_INPUT': {
+      const field = pathField(ctx)
+      return new InvalidInputError('INVALID_INPUT', `${field} ${given} ${err.message}. Give a valid file path.`, { data: { field, path: given } })
+    }
     default:
       return err
   }

@@ -14,7 +14,7 @@ import { AbortedError, FsgateError, InvalidInputError } from '../errors.js'
 import { callNative, completer, type NativeRankResult, type NativeReadResult, type NativeTarget } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
-import { explainSearchError, givenPath, searchBase } from '../search/scope.js'
+import { explainSearchError, givenPath, searchBase, walkErrors } from '../search/scope.js'
 import { findSemble, runSemble, SembleError, type SembleHit } from '../search/semble.js'
 import { defineTool, type ToolContext } from '../tool.js'
 
@@ -181,6 +181,7 @@ async function confirmHits(found: SembleHit[], real: string, ctx: ToolContext): 
 function shape(input: SemanticInput, ctx: ToolContext, abs: string, hits: Hit[], facts: Record<string, unknown>): ToolOutput {
   const data = { query: input.query, path: displayPath(ctx.workspace, abs), ...facts, hits: hits.map(({ snippet: _s, moreLines: _m, ...h }) => h) }
   const notes = typeof facts.fallback === 'string' ? [`(${facts.fallback})`] : []
+  if (Array.isArray(facts.errors) && facts.errors.length) notes.push(`(${walkErrors(facts.errors)})`)
   if (hits.length === 0) {
     return { content: [text([...notes, `No code found for "${input.query}". Try other words or a symbol name, or use content_search for an exact string.`].join('\n'))], data }
   }
