@@ -9,11 +9,11 @@
  * searches without failing them. A file deleted, truncated, rewritten or replaced (by a
  * folder, a link, a FIFO) between the read and the write is refused as STALE or with a
  * clear error, leaving the other party's version. Two processes editing one file: one
- * wins, the other is STALE. What the suite found wrong is in 'found by the fault suite',
- * each a failing test of the behaviour wanted.
+ * wins, the other is STALE. What the suite found wrong is in 'regressions found by the
+ * fault suite': each test failed before its fix.
  *
  * Every case asserts the disk exactly (bytes, every entry), not only the error code. Child
- * processes load dist/ (the lead rebuilds it); in-process cases use the TypeScript sources.
+ * processes load dist/ (npm test builds it first); in-process cases use the TypeScript sources.
  * FSGATE_FAULT_ROUNDS=N repeats the random cases (SIGKILL, races) N times each;
  * FSGATE_FAULT_DISK=tmpfs|userns|loop picks how the small disk is made, and
  * FSGATE_FAULT_DENY=nobody|capdrop how a root machine gets a process that modes stop.

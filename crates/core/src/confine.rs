@@ -79,7 +79,12 @@ impl Roots {
         if meta.is_dir() {
             return Err(Error::new(ErrorKind::IsDirectory, "is a directory").with_path(path));
         }
-        let file = open_nonblocking(&real).map_err(|e| Error::io(e).with_path(path))?;
+        // The real path has no links: one met now is a folder swapped since, and nothing
+        // is opened through it (on Linux; elsewhere the check after the open catches it).
+        let file = open_no_links(&real).map_err(|e| match e.kind() {
+            ErrorKind::OutsideRoots => outside(path, &real),
+            _ => e.with_path(path),
+        })?;
         let meta = file.metadata().map_err(|e| Error::io(e).with_path(path))?;
         if !meta.is_file() {
             return Err(blocked(path));
@@ -134,9 +139,9 @@ impl Roots {
 /// now can only be a folder swapped for one since the walk read it: that is
 /// [`ErrorKind::OutsideRoots`], and nothing is opened through it. On Linux this is one
 /// `openat2` call that refuses every link on the way (`RESOLVE_NO_SYMLINKS`); where that
-/// is missing, the open is checked afterwards by the kernel's path of the handle.
+/// is missing, the file opened must be the one at the path reached without links.
 pub(crate) fn open_found(path: &Path) -> Result<File> {
-    let file = beneath(path, Look::Read).map_err(|e| e.with_path(path))?;
+    let file = open_no_links(path).map_err(|e| e.with_path(path))?;
     let meta = file.metadata().map_err(|e| Error::io(e).with_path(path))?;
     if !meta.is_file() {
         return Err(blocked(path));
@@ -144,54 +149,73 @@ pub(crate) fn open_found(path: &Path) -> Result<File> {
     Ok(file)
 }
 
-/// What is at a path a walk found, if it is still there and reached without a link (see
-/// [`open_found`]); the entry itself is never followed or opened for reading.
-/// A walk reads folders by path, so a folder swapped for a link to another place while it
-/// was read yields that place's names: a name that is not there now, inside, is one of
-/// those (or was removed since), and must not be shown.
-pub(crate) fn found_still(path: &Path) -> Option<Metadata> {
-    beneath(path, Look::Stat).ok()?.metadata().ok()
+/// What is at a path a walk found (the entry itself: never followed, never opened for
+/// reading), if it is still there and reached without a link. A walk reads folders by
+/// path, so a folder swapped for a link to another place while it was read yields that
+/// place's names: a name that is not there now, inside, is one of those (or was removed
+/// since), and must not be shown. `Err` says why not: [`ErrorKind::NotFound`] or
+/// [`ErrorKind::OutsideRoots`] (a link on the way) for a name that is not there, any other
+/// kind for a name that is there but cannot be looked at (a path too long).
+pub(crate) fn found_still(path: &Path) -> Result<Metadata> {
+    #[cfg(target_os = "linux")]
+    if let Some(opened) = openat2_no_links(path, libc::O_PATH | libc::O_NOFOLLOW) {
+        return opened.map_err(no_links_error)?.metadata().map_err(Error::io);
+    }
+    // Elsewhere: the entry, and the folder it is in reached without a link.
+    let meta = std::fs::symlink_metadata(path).map_err(Error::io)?;
+    folder_unlinked(path)?;
+    Ok(meta)
 }
 
-/// Whether a path a walk found is still there, reached without a link: [`found_still`]
-/// without the metadata.
+/// Whether a path a walk found is still there, reached without a link (see [`found_still`]).
 pub(crate) fn still_there(path: &Path) -> bool {
-    beneath(path, Look::Stat).is_ok()
+    found_still(path).is_ok()
 }
 
-/// How [`beneath`] opens what it reaches.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Look {
-    /// To read a regular file.
-    Read,
-    /// Only to look at the entry (Linux's `O_PATH`: no read permission needed).
-    Stat,
-}
-
-/// Opens `path` (a real path) without passing through any link. Where the kernel cannot
-/// refuse links on the way, the handle's own path must lie in the folder `path` names.
-fn beneath(path: &Path, look: Look) -> Result<File> {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    if let Some(opened) = openat2_no_links(path, look) {
-        return opened.map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) | Some(libc::EXDEV) => swapped_link(),
-            _ => Error::io(e),
-        });
+/// Opens `path` (a real path) for reading, without passing through any link.
+fn open_no_links(path: &Path) -> Result<File> {
+    #[cfg(target_os = "linux")]
+    if let Some(opened) = openat2_no_links(path, libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW) {
+        return opened.map_err(no_links_error);
     }
-    beneath_checked(path, look)
+    open_then_check(path)
 }
 
-/// [`beneath`] where the kernel cannot refuse links on the way: opened (a final link is
-/// never followed), then checked by the handle's own path.
-fn beneath_checked(path: &Path, look: Look) -> Result<File> {
-    let file = match look {
-        Look::Read => open_nonblocking(path),
-        Look::Stat => open_entry(path),
+/// [`open_no_links`] where the kernel cannot refuse links on the way: the file is opened
+/// (a final link is never followed), then its folder must be reached without a link and
+/// hold, at that name, the very file opened. A swap before the open makes the folder a
+/// link or the name another file; one after it cannot change what was opened.
+fn open_then_check(path: &Path) -> Result<File> {
+    let file = open_nonblocking(path).map_err(no_links_error)?;
+    let opened = file.metadata().map_err(Error::io)?;
+    folder_unlinked(path)?;
+    let named = std::fs::symlink_metadata(path).map_err(Error::io)?;
+    if !same_file(&opened, &named) {
+        return Err(swapped_link());
     }
-    .map_err(|e| if e.raw_os_error() == Some(ELOOP) { swapped_link() } else { Error::io(e) })?;
-    match (opened_path(&file), path.parent()) {
-        (Some(opened), Some(folder)) if !opened.starts_with(folder) => Err(swapped_link()),
-        _ => Ok(file),
+    Ok(file)
+}
+
+/// Checks that the folder `path` is in is reached without a link (its real path is itself).
+fn folder_unlinked(path: &Path) -> Result<()> {
+    let Some(folder) = path.parent() else { return Ok(()) };
+    match std::fs::canonicalize(folder) {
+        Ok(real) if real == folder => Ok(()),
+        Ok(_) => Err(swapped_link()),
+        Err(e) => Err(no_links_error(e)),
+    }
+}
+
+/// The error for an open refused on the way: a link where a folder was is a swap.
+fn no_links_error(e: std::io::Error) -> Error {
+    match e.raw_os_error() {
+        Some(ELOOP) => swapped_link(),
+        #[cfg(target_os = "linux")]
+        Some(libc::EXDEV) => swapped_link(),
+        // A file leased by another process (O_NONBLOCK): reported, not waited for.
+        #[cfg(unix)]
+        Some(libc::EAGAIN) => Error::new(ErrorKind::Io, "is locked by another process (a lease); try again later"),
+        _ => Error::io(e),
     }
 }
 
@@ -204,10 +228,10 @@ const ELOOP: i32 = libc::ELOOP;
 #[cfg(not(unix))]
 const ELOOP: i32 = 1921;
 
-/// `openat2(path, RESOLVE_NO_SYMLINKS)`, or None where the kernel (before 5.6) or a
-/// seccomp filter does not allow it.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-fn openat2_no_links(path: &Path, look: Look) -> Option<std::io::Result<File>> {
+/// `openat2(path, flags, RESOLVE_NO_SYMLINKS)`, or None where the kernel (before 5.6) or
+/// a seccomp filter does not allow it (remembered: the call is not tried again).
+#[cfg(target_os = "linux")]
+fn openat2_no_links(path: &Path, flags: libc::c_int) -> Option<std::io::Result<File>> {
     use std::os::fd::FromRawFd;
     use std::os::unix::ffi::OsStrExt;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -218,10 +242,6 @@ fn openat2_no_links(path: &Path, look: Look) -> Option<std::io::Result<File>> {
     let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
         return Some(Err(std::io::Error::from(std::io::ErrorKind::InvalidInput)));
     };
-    let flags = match look {
-        Look::Read => libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOFOLLOW,
-        Look::Stat => libc::O_PATH | libc::O_NOFOLLOW,
-    } | libc::O_CLOEXEC;
     /// The kernel's `struct open_how` (libc's is not constructible).
     #[repr(C)]
     struct OpenHow {
@@ -229,8 +249,11 @@ fn openat2_no_links(path: &Path, look: Look) -> Option<std::io::Result<File>> {
         mode: u64,
         resolve: u64,
     }
-    let how =
-        OpenHow { flags: flags as u64, mode: 0, resolve: libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS };
+    let how = OpenHow {
+        flags: (flags | libc::O_CLOEXEC) as u64,
+        mode: 0,
+        resolve: libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS,
+    };
     loop {
         // SAFETY: a NUL-terminated path and an open_how of the size passed; the result is checked.
         let fd = unsafe {
@@ -248,28 +271,15 @@ fn openat2_no_links(path: &Path, look: Look) -> Option<std::io::Result<File>> {
         }
         let err = std::io::Error::last_os_error();
         match err.raw_os_error() {
-            Some(libc::EINTR) | Some(libc::EAGAIN) => continue,
-            Some(libc::ENOSYS) => {
+            Some(libc::EINTR) => continue,
+            // Missing (before Linux 5.6), or refused by an older seccomp profile (containers).
+            Some(libc::ENOSYS) | Some(libc::EPERM) => {
                 MISSING.store(true, Ordering::Relaxed);
                 return None;
             }
-            // An older seccomp profile (containers) refuses system calls it does not know.
-            Some(libc::EPERM) => return None,
             _ => return Some(Err(err)),
         }
     }
-}
-
-/// Opens an entry only to look at it, never following a final link.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-fn open_entry(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new().read(true).custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC).open(path)
-}
-
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn open_entry(path: &Path) -> std::io::Result<File> {
-    open_nonblocking(path)
 }
 
 /// Opens an existing regular file for reading without following a final symlink and
@@ -546,25 +556,26 @@ mod tests {
         std::fs::write(dir.join("out/f.txt"), "outside").unwrap();
         let found = dir.join("ws/sub/f.txt");
         assert!(open_found(&found).is_ok());
-        assert!(found_still(&found).is_some_and(|m| m.is_file()));
-        assert!(beneath_checked(&found, Look::Read).is_ok());
+        assert!(found_still(&found).is_ok_and(|m| m.is_file()));
+        assert!(open_then_check(&found).is_ok());
         std::fs::rename(dir.join("ws/sub"), dir.join("ws/sub.real")).unwrap();
         std::os::unix::fs::symlink(dir.join("out"), dir.join("ws/sub")).unwrap();
         assert_eq!(open_found(&found).unwrap_err().kind(), ErrorKind::OutsideRoots);
-        assert!(found_still(&found).is_none());
+        assert_eq!(found_still(&found).unwrap_err().kind(), ErrorKind::OutsideRoots);
         assert!(!still_there(&found));
-        for look in [Look::Read, Look::Stat] {
-            assert_eq!(beneath_checked(&found, look).unwrap_err().kind(), ErrorKind::OutsideRoots);
-        }
+        assert_eq!(open_then_check(&found).unwrap_err().kind(), ErrorKind::OutsideRoots);
+        assert_eq!(folder_unlinked(&found).unwrap_err().kind(), ErrorKind::OutsideRoots);
         // A found file that is itself now a link is not followed either.
         std::fs::remove_file(dir.join("ws/sub")).unwrap();
         std::fs::rename(dir.join("ws/sub.real"), dir.join("ws/sub")).unwrap();
         std::fs::remove_file(&found).unwrap();
         std::os::unix::fs::symlink(dir.join("out/f.txt"), &found).unwrap();
         assert_eq!(open_found(&found).unwrap_err().kind(), ErrorKind::OutsideRoots);
-        assert!(found_still(&found).is_some_and(|m| m.file_type().is_symlink()));
+        assert_eq!(open_then_check(&found).unwrap_err().kind(), ErrorKind::OutsideRoots);
+        assert!(found_still(&found).is_ok_and(|m| m.file_type().is_symlink()));
         std::fs::remove_file(&found).unwrap();
         assert_eq!(open_found(&found).unwrap_err().kind(), ErrorKind::NotFound);
+        assert_eq!(found_still(&found).unwrap_err().kind(), ErrorKind::NotFound);
     }
 
     #[test]

@@ -61,6 +61,7 @@ impl Stat {
 const LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// The error for a folder on a real path that is now a link.
+#[cfg(unix)]
 fn swapped(path: &Path) -> Error {
     Error::new(ErrorKind::OutsideRoots, "a folder on its path changed into a link while it was being written")
         .with_path(path)
@@ -133,9 +134,23 @@ impl Dir {
     }
 }
 
+impl Made {
+    /// Adds the folders another [`Dir::make`] made for the same change.
+    pub fn absorb(&mut self, other: Made) {
+        self.dirs.extend(other.dirs);
+    }
+}
+
 /// A folder held by [`Dir::lock`]; dropping it lets the next process in.
 pub(crate) struct Locked<'a> {
     dir: Option<&'a Dir>,
+}
+
+impl Locked<'_> {
+    /// Whether the folder is really held (it could be locked).
+    pub fn held(&self) -> bool {
+        self.dir.is_some()
+    }
 }
 
 impl Drop for Locked<'_> {
@@ -154,10 +169,19 @@ mod sys {
     use std::os::unix::ffi::OsStrExt;
 
     /// How folders on the way are opened: only to look up names in them (Linux's O_PATH
-    /// needs no read permission, so `/home` at mode 0711 is no obstacle).
+    /// and the BSDs' O_SEARCH need no read permission, so `/home` at mode 0711 is no
+    /// obstacle).
     #[cfg(any(target_os = "linux", target_os = "android"))]
     pub const SEARCH: libc::c_int = libc::O_PATH;
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    #[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd"))]
+    pub const SEARCH: libc::c_int = libc::O_SEARCH;
+    #[cfg(not(any(
+        target_os = "linux",
+        target_os = "android",
+        target_os = "macos",
+        target_os = "ios",
+        target_os = "freebsd"
+    )))]
     pub const SEARCH: libc::c_int = libc::O_RDONLY;
 
     pub fn cstr(name: &OsStr) -> io::Result<CString> {
@@ -194,8 +218,21 @@ mod sys {
 #[cfg(unix)]
 impl Dir {
     /// Walks from `/` to `real` one name at a time, never through a link, making the
-    /// missing folders when `create`.
+    /// missing folders when `create`. A folder on the way that vanishes while the rest is
+    /// made (another write that made it for itself failed and removed it again) is made
+    /// anew: the walk starts over, a few times at most.
     fn reach(real: &Path, create: bool) -> Result<(Dir, Made)> {
+        let mut tries = 0;
+        loop {
+            match Dir::reach_once(real, create) {
+                Err(e) if create && e.kind() == ErrorKind::NotFound && tries < 3 => tries += 1,
+                other => return other,
+            }
+        }
+    }
+
+    /// One walk of [`Dir::reach`].
+    fn reach_once(real: &Path, create: bool) -> Result<(Dir, Made)> {
         use std::os::fd::AsRawFd;
         use std::path::Component;
         let io = |e: std::io::Error| Error::io(e).with_path(real);
@@ -229,6 +266,10 @@ impl Dir {
                     // The last folder may be one this process can write but not list.
                     Err(e) if last && e.raw_os_error() == Some(libc::EACCES) && sys::SEARCH != libc::O_RDONLY => {
                         sys::openat(&fd, &c, libc::O_DIRECTORY | libc::O_NOFOLLOW | sys::SEARCH, 0)
+                    }
+                    // A kernel older than its headers may not know O_SEARCH.
+                    Err(e) if !last && e.raw_os_error() == Some(libc::EINVAL) && sys::SEARCH != libc::O_RDONLY => {
+                        sys::openat(&fd, &c, libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_RDONLY, 0)
                     }
                     other => other,
                 };
@@ -326,11 +367,18 @@ impl Dir {
     /// the system or the file system cannot (the caller renames instead).
     #[cfg(any(target_os = "linux", target_os = "android"))]
     pub fn exchange(&self, a: &OsStr, b: &OsStr) -> std::io::Result<bool> {
+        self.renameat2(a, b, libc::RENAME_EXCHANGE)
+    }
+
+    /// `renameat2` within this folder; `Ok(false)` where the kernel or the file system
+    /// does not know the flag.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn renameat2(&self, from: &OsStr, to: &OsStr, flags: libc::c_uint) -> std::io::Result<bool> {
         use std::os::fd::AsRawFd;
-        let (a, b) = (sys::cstr(a)?, sys::cstr(b)?);
+        let (from, to) = (sys::cstr(from)?, sys::cstr(to)?);
         let fd = self.fd.as_raw_fd();
         // SAFETY: valid descriptors and NUL-terminated names; the result is checked.
-        let rc = unsafe { libc::syscall(libc::SYS_renameat2, fd, a.as_ptr(), fd, b.as_ptr(), libc::RENAME_EXCHANGE) };
+        let rc = unsafe { libc::syscall(libc::SYS_renameat2, fd, from.as_ptr(), fd, to.as_ptr(), flags) };
         if rc == 0 {
             return Ok(true);
         }
@@ -344,6 +392,19 @@ impl Dir {
     /// Swapping two names in one step is Linux's; elsewhere the caller renames.
     #[cfg(not(any(target_os = "linux", target_os = "android")))]
     pub fn exchange(&self, _a: &OsStr, _b: &OsStr) -> std::io::Result<bool> {
+        Ok(false)
+    }
+
+    /// Renames `from` to `to` only if `to` does not exist (`AlreadyExists` otherwise), in
+    /// one step. `Ok(false)` where the system or the file system cannot.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub fn rename_noreplace(&self, from: &OsStr, to: &OsStr) -> std::io::Result<bool> {
+        self.renameat2(from, to, libc::RENAME_NOREPLACE)
+    }
+
+    /// Renaming without replacing in one step is Linux's; elsewhere the caller looks first.
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    pub fn rename_noreplace(&self, _from: &OsStr, _to: &OsStr) -> std::io::Result<bool> {
         Ok(false)
     }
 
@@ -427,9 +488,13 @@ impl Dir {
         std::fs::OpenOptions::new().write(true).create_new(true).open(self.path.join(name))
     }
 
-    /// Opens the regular file `name` for reading.
+    /// Opens the regular file `name` for reading; a link there now is [`ErrorKind::Stale`].
     pub fn open_file(&self, name: &OsStr) -> Result<File> {
-        crate::confine::open_regular(&self.path.join(name)).map(|(file, _)| file)
+        let at = self.path.join(name);
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::new(ErrorKind::Stale, "changed into a link since it was resolved").with_path(&at));
+        }
+        crate::confine::open_regular(&at).map(|(file, _)| file)
     }
 
     /// Looks at `name` itself (a link is not followed).
@@ -463,6 +528,11 @@ impl Dir {
 
     /// Swapping two names in one step is Linux's; here the caller renames.
     pub fn exchange(&self, _a: &OsStr, _b: &OsStr) -> std::io::Result<bool> {
+        Ok(false)
+    }
+
+    /// Renaming without replacing in one step is Linux's; here the caller looks first.
+    pub fn rename_noreplace(&self, _from: &OsStr, _to: &OsStr) -> std::io::Result<bool> {
         Ok(false)
     }
 

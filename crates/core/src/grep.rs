@@ -8,7 +8,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
 use crate::cancel::Cancel;
-use crate::confine::{open_found, open_regular};
+use crate::confine::open_found;
 use crate::error::{Error, ErrorKind, Result};
 use crate::walk::{self, Start, WalkConfig};
 use crate::Roots;
@@ -220,8 +220,9 @@ pub fn grep(
     let mut moved = walk::Moved::default();
     match start {
         Start::File(path) => {
-            // One file named directly: a failure to open it is the answer, not a note.
-            open_regular(&path)?;
+            // One file named directly: a failure to open it is the answer, not a note (and
+            // a folder on its path swapped for a link since it was resolved opens nothing).
+            open_found(&path)?;
             search(vec![path])
         }
         // The walk runs here; batches of files go to the caller's rayon pool as they are

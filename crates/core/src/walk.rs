@@ -243,21 +243,22 @@ impl Moved {
     /// The message of a walk error, unless it is about an entry that is no longer there.
     pub fn shown(&mut self, err: &ignore::Error) -> Option<String> {
         match error_path(err) {
-            Some(path) if found_still(path).is_none() => {
-                self.count += 1;
-                None
-            }
+            Some(path) if self.gone(path) => None,
             _ => Some(err.to_string()),
         }
     }
 
     /// The message of an error about `path`, unless the entry is no longer there.
     pub fn shown_at(&mut self, path: &Path, err: &dyn std::fmt::Display) -> Option<String> {
-        if found_still(path).is_none() {
-            self.count += 1;
-            return None;
-        }
-        Some(format!("{}: {err}", path.display()))
+        (!self.gone(path)).then(|| format!("{}: {err}", path.display()))
+    }
+
+    /// Whether the entry at `path` is not there now, inside (counted if so); one that is
+    /// there but cannot be looked at (a path too long) is not gone, and its error is shown.
+    fn gone(&mut self, path: &Path) -> bool {
+        let gone = found_still(path).is_err_and(|e| matches!(e.kind(), ErrorKind::NotFound | ErrorKind::OutsideRoots));
+        self.count += usize::from(gone);
+        gone
     }
 
     /// Counts `n` more entries that moved or vanished.

@@ -246,7 +246,10 @@ pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &Wri
     }
     let carry =
         Carry { permissions: current.as_ref().map(|(_, m)| m.permissions()), owner: current.as_ref().map(|(_, m)| m) };
-    let replacing = current.as_ref().map(|(b, m)| (m, &b[..]));
+    // A write that expects any version replaces whatever is there; one that expects a
+    // version takes the last look.
+    let look = config.expect != Expect::Any;
+    let replacing = current.as_ref().map(|(read, before)| Replacing { before, read, look });
     let mut written = replace_atomically(place, &bytes, carry, replacing).map_err(|e| e.with_path(path))?;
     written.total_lines = lines;
     written.encoding = encoding;
@@ -305,7 +308,7 @@ pub fn edit_file(
             permissions: current.as_ref().map(|(_, m)| m.permissions()),
             owner: current.as_ref().map(|(_, m)| m),
         };
-        (from, carry, current.as_ref().map(|(b, m)| (m, &b[..])))
+        (from, carry, current.as_ref().map(|(read, before)| Replacing { before, read, look: true }))
     } else {
         // A working copy: created beside the source, never over another file. It is the
         // writer's own file, with the source's mode plus the right to write it again.
@@ -354,6 +357,8 @@ struct Place {
     folder: PathBuf,
     name: std::ffi::OsString,
     dir: Option<Dir>,
+    /// How many times the folder had to be made again (see [`replace_atomically`]).
+    remade: u32,
 }
 
 impl Place {
@@ -366,7 +371,7 @@ impl Place {
             Err(e) if e.kind() == ErrorKind::NotFound => None,
             Err(e) => return Err(e.with_path(path)),
         };
-        Ok(Place { folder: folder.to_path_buf(), name: name.to_os_string(), dir })
+        Ok(Place { folder: folder.to_path_buf(), name: name.to_os_string(), dir, remade: 0 })
     }
 
     /// Holds the folder, making it (and the folders missing on the way) if it is not
@@ -529,12 +534,21 @@ struct Carry<'a> {
     owner: Option<&'a Metadata>,
 }
 
+/// How a change lands on a file that is there: the bytes it was made from (and their
+/// metadata), and whether the file must still be exactly that when the change lands.
+#[derive(Clone, Copy)]
+struct Replacing<'a> {
+    before: &'a Metadata,
+    read: &'a [u8],
+    /// Whether the last look is taken: always for an edit (made from the bytes read); for
+    /// a write only when the caller expects a version ([`Expect::Any`] means anything).
+    look: bool,
+}
+
 /// Writes `bytes` to a temp file beside the place's file (private until it has its final
-/// mode), flushes it, and moves it into place: over `replacing` (the file read at the
-/// start, with the bytes read, which must still be what is there), or, when `replacing`
-/// is None, only where no file is (a file that appeared meanwhile is
-/// [`ErrorKind::Exists`], never replaced). The folder is flushed too, so the change
-/// survives a power cut.
+/// mode), flushes it, and moves it into place: over `replacing`, or, when `replacing` is
+/// None, only where no file is (a file that appeared meanwhile is [`ErrorKind::Exists`],
+/// never replaced). The folder is flushed too, so the change survives a power cut.
 ///
 /// Everything happens inside the folder held open ([`Dir`]): missing folders are made
 /// one inside the other, and the temp file, the last look, the rename and, on failure,
@@ -545,17 +559,26 @@ fn replace_atomically(
     mut place: Place,
     bytes: &[u8],
     carry: Carry<'_>,
-    replacing: Option<(&Metadata, &[u8])>,
+    replacing: Option<Replacing<'_>>,
 ) -> Result<Written> {
-    let made = place.hold()?;
-    let (dir, name) = (place.dir.as_ref().expect("held"), place.name.as_os_str());
-    let (temp, mut file) = match dir.create_temp(name, carry.permissions.is_some()) {
-        Ok(created) => created,
-        Err(e) => {
-            made.undo();
-            return Err(e);
+    let mut made = place.hold()?;
+    let (temp, mut file) = loop {
+        match place.dir.as_ref().expect("held").create_temp(&place.name, carry.permissions.is_some()) {
+            Ok(created) => break created,
+            // The folder was removed after it was opened (another write that made it for
+            // itself failed and took it away again): make it anew.
+            Err(e) if e.kind() == ErrorKind::NotFound && place.dir.is_some() && place.remade < 3 => {
+                place.dir = None;
+                place.remade += 1;
+                made.absorb(place.hold()?);
+            }
+            Err(e) => {
+                made.undo();
+                return Err(e);
+            }
         }
     };
+    let (dir, name) = (place.dir.as_ref().expect("held"), place.name.as_os_str());
     let result = (|| -> Result<()> {
         if let Some(meta) = carry.owner {
             keep_owner(&file, meta);
@@ -567,11 +590,12 @@ fn replace_atomically(
         }
         file.sync_all().map_err(Error::io)?;
         match replacing {
-            Some((before, read)) => {
+            Some(replacing) if replacing.look => {
                 let ours = file.metadata().map_err(Error::io)?;
-                let _turn = dir.lock()?;
-                swap_into_place(dir, &temp, name, &ours, before, read)?;
+                let turn = dir.lock()?;
+                swap_into_place(dir, &temp, name, &ours, replacing.before, replacing.read, turn.held())?;
             }
+            Some(_) => dir.rename(&temp, name).map_err(Error::io)?,
             None => place_new(dir, &temp, name)?,
         }
         dir.sync();
@@ -596,12 +620,16 @@ fn replace_atomically(
 }
 
 /// Moves the finished temp file over `name` if `name` is still the file read (`before`,
-/// with the bytes `read`); otherwise [`ErrorKind::Stale`], with `name` as it was.
+/// with the bytes `read`); otherwise [`ErrorKind::Stale`], with `name` as it was. Called
+/// in the folder's turn, so no other fsgate process changes the folder meanwhile.
 ///
-/// Where the system can, the two names are swapped in one step and the file swapped out
-/// is the one checked: a change made by any program up to that instant is seen, and the
-/// swap is undone. Elsewhere the last look comes just before the rename. Other fsgate
-/// processes wait for the folder's turn ([`Dir::lock`]), so between them there is no gap.
+/// The last look comes first, and nothing is at the name but the file read until it
+/// passes. Where the system can, and the folder's turn is really held (`turn`), the new
+/// file then goes in with one exchange of the two names, and the file swapped out must be
+/// the one just looked at (same file, size and modification time): a program that does
+/// not take the folder's turn and changed it in the instant since is seen, the swap
+/// undone, and the change is STALE. Elsewhere the rename follows the last look. (Without
+/// the turn, swaps of several writers could undo one another's, so there are none.)
 fn swap_into_place(
     dir: &Dir,
     temp: &OsStr,
@@ -609,31 +637,28 @@ fn swap_into_place(
     ours: &Metadata,
     before: &Metadata,
     read: &[u8],
+    turn: bool,
 ) -> Result<()> {
     let changed = || Error::new(ErrorKind::Stale, "was modified while it was being written");
+    let Some(looked) = last_look(dir, name, before, read)? else { return Err(changed()) };
     #[cfg(test)]
     tests::pause_in_the_turn();
-    match dir.exchange(temp, name) {
+    let exchanged = if turn { dir.exchange(temp, name) } else { Ok(false) };
+    match exchanged {
         Ok(true) => {
-            // `temp` now names the file that was at `name` until the swap.
-            if unchanged_since(dir, temp, before, read)? {
+            // `temp` now names the file that was at `name` until the exchange.
+            let out = dir.stat(temp).map_err(Error::io)?;
+            if (out.dev, out.ino, out.size, out.mtime) == (looked.dev, looked.ino, looked.size, looked.mtime) {
                 let _ = dir.remove(temp);
                 return Ok(());
             }
-            // Put it back, unless `name` has been replaced again since the swap.
+            // Put it back, unless `name` has been replaced again since the exchange.
             if dir.stat(name).is_ok_and(|now| same_file(ours, &now)) {
                 dir.exchange(temp, name).map_err(Error::io)?;
             }
             Err(changed())
         }
-        Ok(false) => {
-            if !unchanged_since(dir, name, before, read)? {
-                return Err(changed());
-            }
-            #[cfg(test)]
-            tests::pause_in_the_turn();
-            dir.rename(temp, name).map_err(Error::io)
-        }
+        Ok(false) => dir.rename(temp, name).map_err(Error::io),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             Err(Error::new(ErrorKind::Stale, "was deleted while it was being written"))
         }
@@ -641,20 +666,20 @@ fn swap_into_place(
     }
 }
 
-/// Whether the file `name` in `dir` is still the one read as `read` (with metadata
-/// `before`): the same file and times settle it at once; if only the times moved (a
-/// touch, a chmod, a rename), the bytes decide, so a touch is not a change.
-fn unchanged_since(dir: &Dir, name: &OsStr, before: &Metadata, read: &[u8]) -> Result<bool> {
+/// The last look at `name` in `dir`: what is there, if it is still the file read as `read`
+/// (with metadata `before`). The same file and times settle it at once; if only the times
+/// moved (a touch, a chmod), the bytes decide, so a touch is not a change.
+fn last_look(dir: &Dir, name: &OsStr, before: &Metadata, read: &[u8]) -> Result<Option<Stat>> {
     let now = match dir.stat(name) {
         Ok(now) => now,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io(e)),
     };
     if !now.is_file || !same_file(before, &now) || now.size != read.len() as u64 {
-        return Ok(false);
+        return Ok(None);
     }
     if same_version(before, &now) {
-        return Ok(true);
+        return Ok(Some(now));
     }
     // Compared a block at a time: no second copy of a large file is held.
     let mut file = dir.open_file(name)?;
@@ -663,33 +688,39 @@ fn unchanged_since(dir: &Dir, name: &OsStr, before: &Metadata, read: &[u8]) -> R
     loop {
         let n = std::io::Read::read(&mut file, &mut block).map_err(Error::io)?;
         if n == 0 {
-            return Ok(at == read.len());
+            return Ok((at == read.len()).then_some(now));
         }
         if at + n > read.len() || block[..n] != read[at..at + n] {
-            return Ok(false);
+            return Ok(None);
         }
         at += n;
     }
 }
 
 /// Moves a finished temp file to a name where no file may be: a hard link fails if one
-/// appeared meanwhile, so nothing is ever replaced. Where the file system has no hard
-/// links, a rename after a last look.
+/// appeared meanwhile, so nothing is ever replaced; where the file system has no hard
+/// links, a rename that refuses to replace (Linux), else, in the folder's turn, a rename
+/// after a last look.
 fn place_new(dir: &Dir, temp: &OsStr, name: &OsStr) -> Result<()> {
     let taken = || Error::new(ErrorKind::Exists, "was created by someone else while it was being written");
     match dir.link(temp, name) {
         Ok(()) => {
             let _ = dir.remove(temp);
-            Ok(())
+            return Ok(());
         }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(taken()),
-        Err(_) => {
-            if dir.stat(name).is_ok() {
-                return Err(taken());
-            }
-            dir.rename(temp, name).map_err(Error::io)
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(taken()),
+        Err(_) => {}
     }
+    match dir.rename_noreplace(temp, name) {
+        Ok(true) => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(taken()),
+        Ok(false) | Err(_) => {}
+    }
+    let _turn = dir.lock()?;
+    if dir.stat(name).is_ok() {
+        return Err(taken());
+    }
+    dir.rename(temp, name).map_err(Error::io)
 }
 
 /// Whether two looks at a file saw the same version of it (same file, size and times).
@@ -966,7 +997,8 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         std::fs::write(&p, b"theirs").unwrap();
         let carry = Carry { permissions: Some(seen.permissions()), owner: Some(&seen) };
-        let err = replace_atomically(place(&dir, &p), b"mine", carry, Some((&seen, &b"old"[..]))).unwrap_err();
+        let replacing = Replacing { before: &seen, read: b"old", look: true };
+        let err = replace_atomically(place(&dir, &p), b"mine", carry, Some(replacing)).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Stale);
         assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
         let err = replace_atomically(place(&dir, &p), b"mine", Carry::default(), None).unwrap_err();
@@ -975,12 +1007,14 @@ mod tests {
         assert!(temps(&dir).is_empty());
     }
 
-    /// How long a change pauses in the folder's turn, before its last look (ms): widens the
-    /// gap between look and rename that the turn and the swap must close.
-    static PAUSE_MS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    std::thread_local! {
+        /// How long a change of this thread pauses in the folder's turn, between its last
+        /// look and the rename (ms): widens the gap the turn and the exchange must close.
+        static PAUSE_MS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
 
     pub(super) fn pause_in_the_turn() {
-        let ms = PAUSE_MS.load(std::sync::atomic::Ordering::Relaxed);
+        let ms = PAUSE_MS.with(|p| p.get());
         if ms > 0 {
             std::thread::sleep(std::time::Duration::from_millis(ms));
         }
@@ -990,7 +1024,6 @@ mod tests {
     /// do): exactly one wins, every other is STALE, and the file is the winner's, whole.
     #[test]
     fn writers_racing_from_one_version_never_both_win() {
-        PAUSE_MS.store(3, std::sync::atomic::Ordering::Relaxed);
         let dir = tmp();
         let p = wfile(&dir, "f.txt", b"v0\n");
         for round in 0..20 {
@@ -1001,6 +1034,7 @@ mod tests {
                     .map(|i| {
                         let (p, dir, start, barrier) = (&p, &dir, &start, &barrier);
                         scope.spawn(move || {
+                            PAUSE_MS.with(|ms| ms.set(3));
                             let text = format!("round {round} writer {i}\n");
                             let mut config = WriteConfig::default();
                             config.expect(version(start));
@@ -1022,27 +1056,58 @@ mod tests {
             assert_eq!(std::fs::read_to_string(&p).unwrap(), *won[0]);
             assert!(temps(&dir).is_empty());
         }
-        PAUSE_MS.store(0, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// A change by a program that does not take the folder's turn, made after the last
-    /// look: the swap sees it in the file it swapped out, puts that file back, and is STALE.
+    /// A program that does not take the folder's turn changes the file in place between
+    /// the last look and the exchange: the file swapped out is not the one looked at, so
+    /// it is put back, and the write is STALE with the other program's bytes kept.
     #[cfg(target_os = "linux")]
     #[test]
-    fn a_change_seen_only_in_the_swapped_out_file_is_put_back() {
+    fn a_change_after_the_last_look_is_seen_in_the_file_swapped_out_and_put_back() {
         let dir = tmp();
         let p = wfile(&dir, "f.txt", b"old\n");
         let seen = std::fs::metadata(&p).unwrap();
-        // Theirs, in place (same inode), after our read and before our swap.
-        std::fs::OpenOptions::new().write(true).open(&p).unwrap().write_all(b"NEW\n").unwrap();
-        let held = Dir::open(&dir).unwrap();
-        let (temp, mut file) = held.create_temp(OsStr::new("f.txt"), false).unwrap();
-        file.write_all(b"mine\n").unwrap();
-        let ours = file.metadata().unwrap();
-        let err = swap_into_place(&held, &temp, OsStr::new("f.txt"), &ours, &seen, b"old\n").unwrap_err();
+        let mut config = WriteConfig::default();
+        config.expect(version(b"old\n"));
+        PAUSE_MS.with(|ms| ms.set(200));
+        let result = std::thread::scope(|scope| {
+            let theirs = scope.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(80));
+                std::fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(b"theirs\n").unwrap();
+            });
+            let result = write_file(&roots(&dir), &p, Payload::Text("mine\n"), &config);
+            theirs.join().unwrap();
+            result
+        });
+        PAUSE_MS.with(|ms| ms.set(0));
+        assert_eq!(result.unwrap_err().kind(), ErrorKind::Stale);
+        assert_eq!(std::fs::read(&p).unwrap(), b"old\ntheirs\n");
+        assert_eq!(
+            std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&p).unwrap()),
+            std::os::unix::fs::MetadataExt::ino(&seen)
+        );
+        assert!(temps(&dir).is_empty());
+    }
+
+    /// A write that expects any version replaces whatever is there, even a file that keeps
+    /// changing (a log); an edit, made from the bytes it read, still takes the last look.
+    #[test]
+    fn a_write_expecting_anything_replaces_a_file_that_changed_since_it_was_read() {
+        let dir = tmp();
+        let p = wfile(&dir, "app.log", b"line 1\n");
+        let place = place(&dir, &p);
+        let current = read_current(&place, &p, None, true).unwrap().unwrap();
+        std::fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(b"line 2\n").unwrap();
+        let replacing = Replacing { before: &current.1, read: &current.0, look: false };
+        replace_atomically(place, b"fresh\n", Carry::default(), Some(replacing)).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"fresh\n");
+        let place = self::place(&dir, &p);
+        let current = read_current(&place, &p, None, true).unwrap().unwrap();
+        std::fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(b"line 3\n").unwrap();
+        let replacing = Replacing { before: &current.1, read: &current.0, look: true };
+        let err = replace_atomically(place, b"edited\n", Carry::default(), Some(replacing)).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Stale);
-        assert_eq!(std::fs::read(&p).unwrap(), b"NEW\n");
-        assert_eq!(std::fs::read(dir.join(&temp)).unwrap(), b"mine\n");
+        assert_eq!(std::fs::read(&p).unwrap(), b"fresh\nline 3\n");
     }
 
     #[test]
@@ -1064,12 +1129,13 @@ mod tests {
         std::fs::File::options().write(true).open(&p).unwrap().set_modified(later).unwrap();
         let held = Dir::open(&dir).unwrap();
         let name = OsStr::new("f.txt");
-        assert!(unchanged_since(&held, name, &seen, b"same").unwrap());
+        assert!(last_look(&held, name, &seen, b"same").unwrap().is_some());
         let carry = Carry { permissions: Some(seen.permissions()), owner: Some(&seen) };
-        replace_atomically(place(&dir, &p), b"mine", carry, Some((&seen, &b"same"[..]))).unwrap();
+        let replacing = Replacing { before: &seen, read: b"same", look: true };
+        replace_atomically(place(&dir, &p), b"mine", carry, Some(replacing)).unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"mine");
         std::fs::write(&p, b"MINE").unwrap();
-        assert!(!unchanged_since(&held, name, &seen, b"mine").unwrap());
+        assert!(last_look(&held, name, &seen, b"mine").unwrap().is_none());
     }
 
     #[cfg(unix)]
