@@ -166,8 +166,11 @@ export function runProcess(options: RunOptions): Promise<RunResult> {
       // Whatever it left behind in its group goes with it: no call leaves processes
       // running after it returns.
       signalGroup(child, 'SIGKILL')
-      // A descendant that left the group may still hold the pipes open.
-      drain = setTimeout(finish, DRAIN_MS)
+      // A descendant that left the group may still hold the pipes open: cut them after a
+      // while. Not from the timer itself: timers run before I/O in an event-loop turn, so
+      // after a stall of the JS thread the output waiting in the pipes would be cut
+      // unread. An immediate runs after that turn's I/O, which reads it first.
+      drain = setTimeout(() => setImmediate(finish), DRAIN_MS)
     })
     child.once('close', finish)
     if (options.input !== undefined && child.stdin) {
