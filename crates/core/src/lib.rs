@@ -59,6 +59,9 @@ mod cancel;
 mod confine;
 mod edit;
 mod error;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzz;
 mod glob;
 mod grep;
 mod hash;

@@ -8,10 +8,10 @@
 //! the caller's [`Cancel`]; and a panic inside the parser becomes an error. A damaged
 //! cross-reference table is rebuilt from the objects themselves.
 
-mod cmap;
-mod filters;
+pub(crate) mod cmap;
+pub(crate) mod filters;
 mod font;
-mod lexer;
+pub(crate) mod lexer;
 mod repair;
 mod tables;
 mod text;
