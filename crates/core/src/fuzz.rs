@@ -944,8 +944,9 @@ pub fn text(data: &[u8]) {
 ///
 /// Checked: the lexer ends, taking at least one byte a token; a hex string decodes to
 /// half its digits (rounded up) and uses the input up to its `>`; a parsed CMap stays
-/// within its caps (64 code space ranges, 32 UTF-16 units a destination, sorted CID
-/// ranges), and every code and range it holds is found again by `cid_of`; every code
+/// within its caps (2^20 mappings, or the limit it is given; 64 code space ranges; 32
+/// UTF-16 units a destination; sorted CID ranges), and every code and range it holds is
+/// found again by `cid_of`; every code
 /// space splits any bytes into codes of 1–4 bytes that cover them exactly, and stops
 /// when told to.
 pub fn cmap(data: &[u8]) {
@@ -963,7 +964,12 @@ pub fn cmap(data: &[u8]) {
     let digits = data[..end.unwrap_or(data.len())].iter().filter(|b| b.is_ascii_hexdigit()).count();
     assert_eq!(bytes.len(), digits.div_ceil(2), "bytes of {digits} hex digits");
 
-    let map = CMap::parse(data);
+    let map = CMap::parse_within(data, usize::MAX);
+    assert!(map.entries <= 1 << 20, "{} mappings in one CMap", map.entries);
+    assert!(map.unicode.len() + map.cid.len() <= map.entries, "more mappings than counted");
+    let limit = usize::from(data.first().copied().unwrap_or(0)) * 16;
+    let within = CMap::parse_within(data, limit);
+    assert!(within.entries <= limit && within.unicode.len() + within.cid.len() <= limit, "over a limit of {limit}");
     assert!(map.space.len() <= 64, "{} code space ranges", map.space.len());
     assert!(map.space.iter().all(|&(len, _, _)| (1..=4).contains(&len)), "{:?}", map.space);
     assert!(map.cid_ranges.len() <= 1 << 16 && map.cid_ranges.is_sorted(), "cid ranges sorted and capped");

@@ -31,6 +31,8 @@ pub(crate) struct CMap {
     reach: Vec<usize>,
     /// The CMap this one builds on (`usecmap`), by name.
     pub(crate) parent: Option<Vec<u8>>,
+    /// Code mappings made (`bfchar`, the codes of `bfrange`s, `cidchar`).
+    pub(crate) entries: usize,
 }
 
 fn code_of(bytes: &[u8]) -> (u8, u32) {
@@ -63,7 +65,15 @@ fn bump(dst: &[u8], step: u32) -> Vec<u8> {
 
 impl CMap {
     /// Parses CMap source. Junk is skipped; a CMap with nothing usable is empty.
+    #[cfg(test)]
     pub(crate) fn parse(data: &[u8]) -> CMap {
+        CMap::parse_within(data, MAX_ENTRIES)
+    }
+
+    /// Parses CMap source with at most `limit` code mappings (and never more than
+    /// [`MAX_ENTRIES`]): a document's CMaps share one budget (see `Budget::cmap_entries`).
+    pub(crate) fn parse_within(data: &[u8], limit: usize) -> CMap {
+        let limit = limit.min(MAX_ENTRIES);
         let mut map = CMap::default();
         let mut lx = Lexer::new(data);
         let mut operands: Vec<Token<'_>> = Vec::new();
@@ -90,8 +100,8 @@ impl CMap {
                         | b"beginnotdefrange" => section = Some(k),
                         b"endcodespacerange" | b"endbfchar" | b"endbfrange" | b"endcidchar" | b"endcidrange"
                         | b"endnotdefrange" => {
-                            if entries < MAX_ENTRIES {
-                                map.section(section.unwrap_or(b""), &operands, &mut entries);
+                            if entries < limit {
+                                map.section(section.unwrap_or(b""), &operands, &mut entries, limit);
                             }
                             section = None;
                         }
@@ -111,6 +121,7 @@ impl CMap {
                 }
             }
         }
+        map.entries = entries;
         map.cid_ranges.sort_unstable();
         let ranges = &map.cid_ranges;
         for i in 0..ranges.len() {
@@ -123,7 +134,7 @@ impl CMap {
         map
     }
 
-    fn section(&mut self, kind: &[u8], ops: &[Token<'_>], entries: &mut usize) {
+    fn section(&mut self, kind: &[u8], ops: &[Token<'_>], entries: &mut usize, limit: usize) {
         match kind {
             b"begincodespacerange" => {
                 for pair in ops.chunks_exact(2) {
@@ -139,7 +150,7 @@ impl CMap {
             b"beginbfchar" => {
                 for pair in ops.chunks_exact(2) {
                     if let (Token::Str(src), Token::Str(dst)) = (&pair[0], &pair[1]) {
-                        if !src.is_empty() {
+                        if !src.is_empty() && *entries < limit {
                             self.unicode.insert(code_of(src).1, utf16be(dst).into());
                             *entries += 1;
                         }
@@ -160,7 +171,7 @@ impl CMap {
                         continue;
                     }
                     let count = (hi - lo) as usize + 1;
-                    if *entries + count > MAX_ENTRIES {
+                    if *entries + count > limit {
                         return;
                     }
                     *entries += count;
@@ -178,7 +189,7 @@ impl CMap {
             b"begincidchar" => {
                 for pair in ops.chunks_exact(2) {
                     if let (Token::Str(src), Token::Number(cid)) = (&pair[0], &pair[1]) {
-                        if !src.is_empty() {
+                        if !src.is_empty() && *entries < limit {
                             self.cid.insert(code_of(src), *cid as u32);
                             *entries += 1;
                         }
@@ -369,6 +380,18 @@ mod tests {
             true
         });
         assert_eq!(codes, vec![(0x41, 1), (0x8140, 2), (0x42, 1)]);
+    }
+
+    /// A document's CMaps share one budget of mappings: past it, nothing more is mapped.
+    #[test]
+    fn mappings_stop_at_the_limit() {
+        let src = b"2 beginbfchar <01> <0041> <02> <0042> endbfchar 1 beginbfrange <10> <1F> <0041> endbfrange 1 begincidchar <03> 7 endcidchar";
+        let all = CMap::parse_within(src, usize::MAX);
+        assert_eq!((all.entries, all.unicode.len(), all.cid.len()), (19, 18, 1));
+        let some = CMap::parse_within(src, 1);
+        assert_eq!((some.entries, some.unicode.len(), some.cid.len()), (1, 1, 0));
+        let none = CMap::parse_within(src, 0);
+        assert_eq!((none.entries, none.unicode.len()), (0, 0));
     }
 
     /// Found by fuzzing (the cmap corpus seed `cid`): a code of a wide CID range that
