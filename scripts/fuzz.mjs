@@ -20,7 +20,8 @@
 // cargo-fuzz needs a nightly compiler. `cargo +nightly` is used when rustup has one;
 // otherwise the stable compiler is run with RUSTC_BOOTSTRAP=1 (set FUZZ_STABLE=1 to
 // force that), which is how CI machines with only stable run it. FUZZ_DEBUG_ASSERTIONS=1
-// builds the targets with debug assertions and overflow checks.
+// builds the targets with debug assertions and overflow checks; FUZZ_BUILD_ARGS replaces
+// the build flags altogether.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -82,7 +83,12 @@ const env = useNightly ? { ...process.env } : { ...process.env, RUSTC_BOOTSTRAP:
 // An optimized build (-O). Overflow checks and debug assertions (cargo-fuzz's default
 // without -O) cost a second instrumented build; the corpus gets them anyway in
 // `cargo test` (a debug build).
-const buildFlags = process.env.FUZZ_DEBUG_ASSERTIONS === '1' ? ['--debug-assertions'] : ['-O']
+// FUZZ_BUILD_ARGS replaces the build flags (e.g. "--dev -s none" for a quick build).
+const buildFlags = process.env.FUZZ_BUILD_ARGS
+  ? process.env.FUZZ_BUILD_ARGS.split(/\s+/).filter(Boolean)
+  : process.env.FUZZ_DEBUG_ASSERTIONS === '1'
+    ? ['--debug-assertions']
+    : ['-O']
 console.log(`fuzz: ${run.join(', ')} for ${seconds} s each, ${useNightly ? 'nightly' : 'stable with RUSTC_BOOTSTRAP=1'}`)
 
 function files(dir) {
@@ -158,7 +164,9 @@ for (const target of run) {
   const res = spawnSync('cargo', argv, { cwd: root, env, encoding: 'utf8', maxBuffer: 1 << 30 })
   const log = `${res.stdout ?? ''}${res.stderr ?? ''}`
   fs.writeFileSync(path.join(fuzzDir, 'work', `${target}.log`), log)
-  const fresh = files(artifacts).filter((f) => !before.has(f))
+  // Crashes (panics, failed checks, sanitizer reports), timeouts, out-of-memory, leaks;
+  // libFuzzer's slow-unit-* files are only reports.
+  const fresh = files(artifacts).filter((f) => !before.has(f) && /^(crash|timeout|oom|leak)-/.test(f))
   const regressions = path.join(fuzzDir, 'regressions', target)
   for (const f of fresh) {
     fs.mkdirSync(regressions, { recursive: true })
