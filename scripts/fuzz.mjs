@@ -5,8 +5,9 @@
 //   npm run fuzz                      every target, 60 s each
 //   npm run fuzz -- page edit         these targets
 //   npm run fuzz -- --seconds 300     (or FUZZ_SECONDS=300) longer runs
-//   npm run fuzz -- --merge           afterwards, add the inputs that reach new code to
-//                                     the committed corpus (fuzz/corpus/<target>)
+//   npm run fuzz -- --merge           afterwards, add the fewest inputs that reach new
+//                                     code to fuzz/corpus/<target> (not for pdf when
+//                                     real PDFs seeded it)
 //
 // Each target starts from its committed corpus, copied into fuzz/work/corpus/<target>
 // (not committed), where libFuzzer also keeps what it finds; the pdf target also reads
@@ -183,8 +184,11 @@ for (const target of run) {
     console.error(log.split('\n').slice(-30).join('\n'))
     found.push(`${target}: libFuzzer exited with ${res.status} (log in fuzz/work/${target}.log)`)
   }
-  if (merge && fresh.length === 0) {
-    const m = spawnSync('cargo', [...cargoArgs, 'run', ...buildFlags, target, committed, work, '--', '-merge=1', `-max_len=${maxLen}`, `-timeout=${timeout}`], {
+  if (merge && fresh.length === 0 && seeds.length > 0) {
+    // What grew from files that are not the project's stays out of the repository.
+    console.log(`fuzz: ${target}: not merged (the run was seeded from ${seeds.join(', ')})`)
+  } else if (merge && fresh.length === 0) {
+    const m = spawnSync('cargo', [...cargoArgs, 'run', ...buildFlags, target, committed, work, '--', '-set_cover_merge=1', `-max_len=${maxLen}`, `-timeout=${timeout}`], {
       cwd: root,
       env,
       encoding: 'utf8',
