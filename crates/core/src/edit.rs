@@ -333,7 +333,7 @@ const CANDIDATE_SCORE: f64 = 0.5;
 
 /// Sanitized forms and the real forms they stand for. No entry is a prefix of another
 /// entry's sanitized form, so one left-to-right pass maps them all.
-const SANITIZED: &[(&str, &str)] = &[
+pub(crate) const SANITIZED: &[(&str, &str)] = &[
     ("<fnr>", "<function_results>"),
     ("</fnr>", "</function_results>"),
     ("<n>", "<name>"),
@@ -371,11 +371,14 @@ fn locate(text: &str, old: &str) -> Option<Found> {
     let bytes = text.as_bytes();
     let found = |rung, mut spans: Vec<Range<usize>>, desanitized| {
         // A model never sees the '\r' of a CRLF (a read shows lines), so a match that
-        // starts at the '\n' of one takes its '\r' along rather than split the pair.
+        // starts at the '\n' of one takes its '\r' along rather than split the pair,
+        // unless the match before it ends with that '\r'.
+        let mut before = 0;
         for span in &mut spans {
-            if span.start > 0 && bytes[span.start] == b'\n' && bytes[span.start - 1] == b'\r' {
+            if span.start > before && bytes[span.start] == b'\n' && bytes[span.start - 1] == b'\r' {
                 span.start -= 1;
             }
+            before = span.end;
         }
         (!spans.is_empty()).then_some(Found { rung, spans, desanitized })
     };
@@ -1163,6 +1166,15 @@ mod tests {
         assert_eq!(edit("foo\r\nbar\r\n", "\nbar", " bar").text, "foo bar\r\n");
         assert_eq!(edit("foo\r\nbar\r\n", "\nbar", "\nbaz\nqux").text, "foo\r\nbaz\r\nqux\r\n");
         assert_eq!(edit_all("a\r\nb\r\n", "\n", "\n\n").text, "a\r\n\r\nb\r\n\r\n");
+    }
+
+    /// Found by fuzzing (fuzz/regressions/edit/crlf-take-along-overlap): with replace_all,
+    /// a match ending in '\r' followed by one starting at the '\n' made the second take
+    /// the first's '\r' along, and building the text panicked on the overlapping spans.
+    #[test]
+    fn a_cr_already_in_the_match_before_is_not_taken_along() {
+        assert_eq!(edit_all("\n\r\n\r", "\n\r", "x").text, "xx");
+        assert_eq!(edit_all("a\r\na\r\n", "\n", "\n\n").text, "a\r\n\r\na\r\n\r\n");
     }
 
     #[test]

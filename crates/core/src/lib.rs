@@ -60,6 +60,9 @@ mod confine;
 mod dir;
 mod edit;
 mod error;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzz;
 mod glob;
 mod grep;
 mod hash;

@@ -137,7 +137,8 @@ pub(crate) fn run<R: Read>(
         _ => None,
     };
     let mut decoded = Vec::new();
-    let mut skip_bom = encoding == TextEncoding::Utf8Bom && resume.is_none();
+    // BOM bytes still to skip: the first reads may be shorter than the BOM.
+    let mut bom = if encoding == TextEncoding::Utf8Bom && resume.is_none() { 3 } else { 0 };
     let mut eof = false;
     loop {
         cancel.check()?;
@@ -162,9 +163,10 @@ pub(crate) fn run<R: Read>(
         if let Some(decoder) = utf16.as_mut() {
             pager.page.lossy |= decode_utf16(decoder, chunk, false, &mut decoded);
             pager.feed(&decoded);
-        } else if skip_bom {
-            skip_bom = false;
-            pager.feed(chunk.get(3..).unwrap_or_default());
+        } else if bom > 0 {
+            let skip = bom.min(chunk.len());
+            bom -= skip;
+            pager.feed(&chunk[skip..]);
         } else {
             pager.feed(chunk);
         }
@@ -198,6 +200,8 @@ struct Pager<'a> {
     last_page_line: u64,
     line: u64,
     cur: Vec<u8>,
+    /// Bytes of the current line past the byte cap, and the characters they start.
+    cur_dropped: u64,
     cur_extra_chars: u64,
     cur_last_byte: u8,
     any_bytes: bool,
@@ -212,6 +216,7 @@ impl<'a> Pager<'a> {
             last_page_line: config.offset.saturating_add(config.limit - 1),
             line: 1,
             cur: Vec::new(),
+            cur_dropped: 0,
             cur_extra_chars: 0,
             cur_last_byte: 0,
             any_bytes: false,
@@ -281,6 +286,7 @@ impl<'a> Pager<'a> {
         let room = cap.saturating_sub(self.cur.len());
         let (kept, rest) = seg.split_at(room.min(seg.len()));
         self.cur.extend_from_slice(kept);
+        self.cur_dropped += rest.len() as u64;
         self.cur_extra_chars += rest.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64;
         self.cur_last_byte = seg[seg.len() - 1];
     }
@@ -288,18 +294,22 @@ impl<'a> Pager<'a> {
     fn emit(&mut self) {
         let n = self.line;
         self.line += 1;
-        let mut extra = self.cur_extra_chars;
+        let (mut extra, mut dropped) = (self.cur_extra_chars, self.cur_dropped);
         if self.cur_last_byte == b'\r' {
-            if extra > 0 {
+            // The line's last byte: past the cap if anything is.
+            if dropped > 0 {
                 extra -= 1;
+                dropped -= 1;
             } else {
                 self.cur.pop();
             }
         }
         let text = match std::str::from_utf8(&self.cur) {
             Ok(s) => std::borrow::Cow::Borrowed(s),
-            Err(e) if extra > 0 && e.error_len().is_none() => {
-                // The byte cap split a character: keep the valid prefix.
+            Err(e) if dropped > 0 && e.error_len().is_none() => {
+                // The byte cap split a character: keep the valid prefix, and count the
+                // character among those cut (its lead byte was kept, so it is not in `extra`).
+                extra += 1;
                 std::borrow::Cow::Borrowed(std::str::from_utf8(&self.cur[..e.valid_up_to()]).unwrap_or_default())
             }
             Err(_) => {
@@ -308,10 +318,15 @@ impl<'a> Pager<'a> {
             }
         };
         let max = self.config.max_line_chars;
-        let (shown, cut_chars) = match text.char_indices().nth(max) {
+        let (shown, mut cut_chars) = match text.char_indices().nth(max) {
             Some((at, _)) => (&text[..at], text[at..].chars().count() as u64 + extra),
             None => (&text[..], extra),
         };
+        // Bytes past the cap that start no character (stray continuation bytes) are still
+        // something cut: at least one U+FFFD a lossy decoding would have shown.
+        if dropped > 0 {
+            cut_chars = cut_chars.max(1);
+        }
         let out = &mut self.page.text;
         let _ = match self.config.style {
             LineStyle::CatN => write!(out, "{n:>6}\t{shown}"),
@@ -330,6 +345,7 @@ impl<'a> Pager<'a> {
             self.page.overflow = true;
         }
         self.cur.clear();
+        self.cur_dropped = 0;
         self.cur_extra_chars = 0;
         self.cur_last_byte = 0;
     }
@@ -450,6 +466,43 @@ mod tests {
         let line = format!("{}\r\n", "x".repeat(2010));
         let p = run(line.as_bytes(), 1, 10);
         assert!(p.text.contains("[line cut: 10 more characters]"));
+    }
+
+    /// Found by fuzzing (fuzz/regressions/page/cut-count-at-a-split-char): when the byte
+    /// cap fell inside a character, that character was missing from the cut count, and
+    /// (when nothing else followed it) the line was marked lossy.
+    #[test]
+    fn a_character_split_by_the_byte_cap_is_counted_as_cut() {
+        let mut cfg = PageConfig::default();
+        cfg.max_line_chars(1);
+        // The cap is 4 bytes: "aaa" and the first byte of "é" are kept.
+        let p = run_chunked("aaaéb".as_bytes(), &cfg, TextEncoding::Utf8);
+        assert_eq!(p.text, "     1\ta … [line cut: 4 more characters]\n");
+        let p = run_chunked("aaaé\n".as_bytes(), &cfg, TextEncoding::Utf8);
+        assert_eq!(p.text, "     1\ta … [line cut: 3 more characters]\n");
+        assert!(!p.lossy, "nothing invalid in the line");
+    }
+
+    /// Found by fuzzing (fuzz/regressions/page/stray-continuation-past-the-cap): invalid
+    /// bytes past the cap that start no character were dropped without a cut marker.
+    #[test]
+    fn stray_bytes_past_the_cap_are_marked_as_cut() {
+        let mut cfg = PageConfig::default();
+        cfg.max_line_chars(1);
+        let p = run_chunked(b"\xF0\x9F\x8E\x89\x80\x80\n", &cfg, TextEncoding::Utf8);
+        assert_eq!(p.text, "     1\t🎉 … [line cut: 1 more characters]\n");
+        assert_eq!(p.cut_lines, 1);
+    }
+
+    /// Found by fuzzing (fuzz/regressions/page/bom-in-short-reads): a BOM that arrived over
+    /// more than one read was skipped only in the first one, and the rest shown as text.
+    #[test]
+    fn a_bom_split_over_reads_is_skipped() {
+        let bom = [&[0xEF, 0xBB, 0xBF][..], b"hi\n"].concat();
+        for size in 1..4 {
+            let p = page(Chunks { data: &bom, size }, TextEncoding::Utf8Bom, &PageConfig::default(), &Cancel::new());
+            assert_eq!(p.unwrap().text, "     1\thi\n", "reads of {size} bytes");
+        }
     }
 
     #[test]

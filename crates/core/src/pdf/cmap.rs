@@ -26,8 +26,13 @@ pub(crate) struct CMap {
     pub(crate) cid: FxHashMap<(u8, u32), u32>,
     /// `cidrange`s too large to expand: (length, low, high, first CID).
     pub(crate) cid_ranges: Vec<(u8, u32, u32, u32)>,
+    /// For each CID range, the one at or before it (of the same code length) that
+    /// reaches the highest code: where a code past a nested range is found.
+    reach: Vec<usize>,
     /// The CMap this one builds on (`usecmap`), by name.
     pub(crate) parent: Option<Vec<u8>>,
+    /// Code mappings made (`bfchar`, the codes of `bfrange`s, `cidchar`).
+    pub(crate) entries: usize,
 }
 
 fn code_of(bytes: &[u8]) -> (u8, u32) {
@@ -60,7 +65,15 @@ fn bump(dst: &[u8], step: u32) -> Vec<u8> {
 
 impl CMap {
     /// Parses CMap source. Junk is skipped; a CMap with nothing usable is empty.
+    #[cfg(test)]
     pub(crate) fn parse(data: &[u8]) -> CMap {
+        CMap::parse_within(data, MAX_ENTRIES)
+    }
+
+    /// Parses CMap source with at most `limit` code mappings (and never more than
+    /// [`MAX_ENTRIES`]): a document's CMaps share one budget (see `Budget::cmap_entries`).
+    pub(crate) fn parse_within(data: &[u8], limit: usize) -> CMap {
+        let limit = limit.min(MAX_ENTRIES);
         let mut map = CMap::default();
         let mut lx = Lexer::new(data);
         let mut operands: Vec<Token<'_>> = Vec::new();
@@ -87,8 +100,8 @@ impl CMap {
                         | b"beginnotdefrange" => section = Some(k),
                         b"endcodespacerange" | b"endbfchar" | b"endbfrange" | b"endcidchar" | b"endcidrange"
                         | b"endnotdefrange" => {
-                            if entries < MAX_ENTRIES {
-                                map.section(section.unwrap_or(b""), &operands, &mut entries);
+                            if entries < limit {
+                                map.section(section.unwrap_or(b""), &operands, &mut entries, limit);
                             }
                             section = None;
                         }
@@ -108,11 +121,20 @@ impl CMap {
                 }
             }
         }
+        map.entries = entries;
         map.cid_ranges.sort_unstable();
+        let ranges = &map.cid_ranges;
+        for i in 0..ranges.len() {
+            let j = match map.reach.last() {
+                Some(&j) if ranges[j].0 == ranges[i].0 && ranges[j].2 >= ranges[i].2 => j,
+                _ => i,
+            };
+            map.reach.push(j);
+        }
         map
     }
 
-    fn section(&mut self, kind: &[u8], ops: &[Token<'_>], entries: &mut usize) {
+    fn section(&mut self, kind: &[u8], ops: &[Token<'_>], entries: &mut usize, limit: usize) {
         match kind {
             b"begincodespacerange" => {
                 for pair in ops.chunks_exact(2) {
@@ -128,7 +150,7 @@ impl CMap {
             b"beginbfchar" => {
                 for pair in ops.chunks_exact(2) {
                     if let (Token::Str(src), Token::Str(dst)) = (&pair[0], &pair[1]) {
-                        if !src.is_empty() {
+                        if !src.is_empty() && *entries < limit {
                             self.unicode.insert(code_of(src).1, utf16be(dst).into());
                             *entries += 1;
                         }
@@ -149,7 +171,7 @@ impl CMap {
                         continue;
                     }
                     let count = (hi - lo) as usize + 1;
-                    if *entries + count > MAX_ENTRIES {
+                    if *entries + count > limit {
                         return;
                     }
                     *entries += count;
@@ -167,7 +189,7 @@ impl CMap {
             b"begincidchar" => {
                 for pair in ops.chunks_exact(2) {
                     if let (Token::Str(src), Token::Number(cid)) = (&pair[0], &pair[1]) {
-                        if !src.is_empty() {
+                        if !src.is_empty() && *entries < limit {
                             self.cid.insert(code_of(src), *cid as u32);
                             *entries += 1;
                         }
@@ -193,14 +215,19 @@ impl CMap {
     }
 
     /// The CID of a code of `len` bytes, where this CMap maps it. The CID ranges are
-    /// sorted by [`CMap::parse`] and searched by halving.
+    /// sorted by [`CMap::parse`] and searched by halving: the last range that starts at or
+    /// before the code maps it if it reaches it, else the earlier range that reaches
+    /// furthest (a code after a range nested in a wider one).
     pub(crate) fn cid_of(&self, len: u8, code: u32) -> Option<u32> {
         if let Some(&cid) = self.cid.get(&(len, code)) {
             return Some(cid);
         }
         let after = self.cid_ranges.partition_point(|&(l, lo, _, _)| (l, lo) <= (len, code));
-        let &(l, lo, hi, cid) = self.cid_ranges.get(after.checked_sub(1)?)?;
-        (l == len && code <= hi).then(|| cid.saturating_add(code - lo))
+        let at = after.checked_sub(1)?;
+        [at, self.reach[at]].into_iter().find_map(|k| {
+            let (l, lo, hi, cid) = self.cid_ranges[k];
+            (l == len && code <= hi).then(|| cid.saturating_add(code - lo))
+        })
     }
 }
 
@@ -255,7 +282,7 @@ impl CodeSpace {
             CodeSpace::Two => {
                 for pair in bytes.chunks(2) {
                     let code = pair.iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b));
-                    if !f(code, 2) {
+                    if !f(code, pair.len() as u8) {
                         return;
                     }
                 }
@@ -353,6 +380,42 @@ mod tests {
             true
         });
         assert_eq!(codes, vec![(0x41, 1), (0x8140, 2), (0x42, 1)]);
+    }
+
+    /// A document's CMaps share one budget of mappings: past it, nothing more is mapped.
+    #[test]
+    fn mappings_stop_at_the_limit() {
+        let src = b"2 beginbfchar <01> <0041> <02> <0042> endbfchar 1 beginbfrange <10> <1F> <0041> endbfrange 1 begincidchar <03> 7 endcidchar";
+        let all = CMap::parse_within(src, usize::MAX);
+        assert_eq!((all.entries, all.unicode.len(), all.cid.len()), (19, 18, 1));
+        let some = CMap::parse_within(src, 1);
+        assert_eq!((some.entries, some.unicode.len(), some.cid.len()), (1, 1, 0));
+        let none = CMap::parse_within(src, 0);
+        assert_eq!((none.entries, none.unicode.len()), (0, 0));
+    }
+
+    /// Found by fuzzing (the cmap corpus seed `cid`): a code of a wide CID range that
+    /// comes after a range nested in it had no CID.
+    #[test]
+    fn a_code_after_a_nested_range_is_in_the_wide_one() {
+        let m = CMap::parse(b"1 begincodespacerange <8140> <9FFC> endcodespacerange 2 begincidrange <8140> <817E> 633 <8150> <8151> 9 endcidrange");
+        assert_eq!(m.cid_of(2, 0x8141), Some(634));
+        assert_eq!(m.cid_of(2, 0x8150), Some(9));
+        assert_eq!(m.cid_of(2, 0x817E), Some(633 + 0x3E));
+        assert_eq!(m.cid_of(2, 0x817F), None);
+        assert_eq!(m.cid_of(1, 0x81), None);
+    }
+
+    /// Found by fuzzing (fuzz/regressions/cmap/two-byte-odd-tail): the lone last byte of
+    /// a string in a two-byte font was reported as a code of two bytes.
+    #[test]
+    fn an_odd_last_byte_of_a_two_byte_string_is_one_byte_long() {
+        let mut codes = Vec::new();
+        CodeSpace::Two.each(b"\x00\x41\x42", |c, l| {
+            codes.push((c, l));
+            true
+        });
+        assert_eq!(codes, vec![(0x41, 2), (0x42, 1)]);
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub(crate) fn inflate(data: &[u8], limit: u64) -> Result<Vec<u8>, Fail> {
     Ok(out)
 }
 
-fn lzw(data: &[u8], param: Option<&Dictionary>, limit: u64) -> Result<Vec<u8>, Fail> {
+pub(crate) fn lzw(data: &[u8], param: Option<&Dictionary>, limit: u64) -> Result<Vec<u8>, Fail> {
     let early = param.and_then(|p| p.get(b"EarlyChange").ok()).and_then(|e| e.as_i64().ok()).unwrap_or(1);
     let mut decoder = if early == 0 {
         weezl::decode::Decoder::new(weezl::BitOrder::Msb, 8)
@@ -113,7 +113,7 @@ fn lzw(data: &[u8], param: Option<&Dictionary>, limit: u64) -> Result<Vec<u8>, F
 }
 
 /// Undoes PNG (10–15) and TIFF (2) predictors.
-fn predict(data: Vec<u8>, param: Option<&Dictionary>) -> Result<Vec<u8>, Fail> {
+pub(crate) fn predict(data: Vec<u8>, param: Option<&Dictionary>) -> Result<Vec<u8>, Fail> {
     let get =
         |key: &[u8], default: i64| param.and_then(|p| p.get(key).ok()).and_then(|v| v.as_i64().ok()).unwrap_or(default);
     let predictor = get(b"Predictor", 1);
@@ -172,11 +172,11 @@ fn paeth(a: u8, b: u8, c: u8) -> u8 {
     }
 }
 
-fn ascii_hex(data: &[u8]) -> Vec<u8> {
+pub(crate) fn ascii_hex(data: &[u8]) -> Vec<u8> {
     super::lexer::decode_hex(data).0
 }
 
-fn ascii85(data: &[u8]) -> Vec<u8> {
+pub(crate) fn ascii85(data: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len() * 4 / 5);
     let mut group = [0u8; 5];
     let mut n = 0;
@@ -207,7 +207,7 @@ fn ascii85(data: &[u8]) -> Vec<u8> {
     out
 }
 
-fn run_length(data: &[u8], limit: u64) -> Result<Vec<u8>, Fail> {
+pub(crate) fn run_length(data: &[u8], limit: u64) -> Result<Vec<u8>, Fail> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < data.len() {

@@ -131,7 +131,7 @@ impl Font {
     /// Reads a font dictionary.
     pub(crate) fn load(doc: &Document, dict: &Dictionary, budget: &mut Budget) -> Font {
         let to_unicode = match dict.get(b"ToUnicode").map(|o| resolve(doc, o)) {
-            Ok(Object::Stream(s)) => filters::decode(doc, s, budget).ok().map(|data| CMap::parse(&data)),
+            Ok(Object::Stream(s)) => filters::decode(doc, s, budget).ok().map(|data| budget.cmap(&data)),
             _ => None,
         };
         if name_of(doc, dict.get(b"Subtype").ok()) == Some(b"Type0") {
@@ -462,7 +462,7 @@ fn composite(doc: &Document, dict: &Dictionary, to_unicode: Option<CMap>, budget
             }
         }
         Some(Object::Stream(s)) => {
-            let cmap = filters::decode(doc, s, budget).map(|d| CMap::parse(&d)).unwrap_or_default();
+            let cmap = filters::decode(doc, s, budget).map(|d| budget.cmap(&d)).unwrap_or_default();
             let vertical = s.dict.get(b"WMode").ok().and_then(|w| number(doc, w)) == Some(1.0);
             let identity = cmap.parent.as_deref().is_some_and(|p| p.starts_with(b"Identity"));
             let space = if cmap.space.is_empty() { CodeSpace::Two } else { CodeSpace::Ranges(cmap.space.clone()) };

@@ -8,10 +8,10 @@
 //! the caller's [`Cancel`]; and a panic inside the parser becomes an error. A damaged
 //! cross-reference table is rebuilt from the objects themselves.
 
-mod cmap;
-mod filters;
+pub(crate) mod cmap;
+pub(crate) mod filters;
 mod font;
-mod lexer;
+pub(crate) mod lexer;
 mod repair;
 mod tables;
 mod text;
@@ -88,6 +88,10 @@ pub const MAX_INFLATED: u64 = 512 * 1024 * 1024;
 const MAX_PAGES: usize = 1_000_000;
 /// Reference chains longer than this resolve to null.
 const MAX_HOPS: usize = 32;
+/// The most code mappings all of a document's CMaps may make together (each costs about
+/// 80 bytes once parsed, and fonts are kept for the whole document): one CMap may make
+/// 2^20, and without a budget for the document, a 7 KB file with ten fonts took 845 MB.
+pub(crate) const MAX_CMAP_ENTRIES: usize = 4 << 20;
 
 /// Why extraction stopped, inside this module.
 #[derive(Debug)]
@@ -118,6 +122,8 @@ pub(crate) struct Budget<'c> {
     limit: Duration,
     cancel: &'c Cancel,
     inflated: u64,
+    /// CMap mappings still allowed.
+    cmap_entries: usize,
     ticks: u32,
     /// Streams already decoded once (a content stream many pages share counts once).
     decoded: FxHashSet<usize>,
@@ -125,7 +131,16 @@ pub(crate) struct Budget<'c> {
 
 impl<'c> Budget<'c> {
     fn new(file: &'c [u8], limit: Duration, cancel: &'c Cancel) -> Budget<'c> {
-        Budget { file, started: Instant::now(), limit, cancel, inflated: 0, ticks: 0, decoded: FxHashSet::default() }
+        Budget {
+            file,
+            started: Instant::now(),
+            limit,
+            cancel,
+            inflated: 0,
+            cmap_entries: MAX_CMAP_ENTRIES,
+            ticks: 0,
+            decoded: FxHashSet::default(),
+        }
     }
 
     /// Counts a unit of work; every so often checks the clock and the cancel flag.
@@ -150,6 +165,14 @@ impl<'c> Budget<'c> {
     /// Whether this is the first decoding of the stream at `key` (its address).
     pub(crate) fn first_decoding(&mut self, key: usize) -> bool {
         self.decoded.insert(key)
+    }
+
+    /// Parses a CMap within what is left of the document's budget of mappings, and
+    /// counts what it made.
+    pub(crate) fn cmap(&mut self, data: &[u8]) -> cmap::CMap {
+        let map = cmap::CMap::parse_within(data, self.cmap_entries);
+        self.cmap_entries = self.cmap_entries.saturating_sub(map.entries);
+        map
     }
 
     /// Decoded bytes still allowed.
@@ -659,6 +682,22 @@ mod tests {
         objects.push((9, b"<< /Type /Annot /Subtype /Stamp /Rect [0 -200 50 -180] /AP << /N 10 0 R >> >>".to_vec()));
         objects.push((10, [head.into_bytes(), ap.to_vec(), b"\nendstream".to_vec()].concat()));
         assert_eq!(text_of(&raw_pdf(&objects, None)), vec!["Form\ntyped value\nShown\nLast\nStamped"]);
+    }
+
+    /// Found by fuzzing (a slow cmap input led to it; no file in fuzz/regressions, the
+    /// PDF is 7 KB): one CMap may make 2^20 mappings, about 80 MB, and fonts are kept for
+    /// the whole document, so ten fonts took 845 MB. A document's CMaps share one budget.
+    #[test]
+    fn a_documents_cmaps_share_one_budget_of_mappings() {
+        let cancel = Cancel::new();
+        let mut budget = Budget::new(b"", Duration::from_secs(30), &cancel);
+        assert_eq!(budget.cmap_entries, MAX_CMAP_ENTRIES);
+        budget.cmap_entries = 20;
+        let src = b"1 beginbfrange <00> <0F> <0041> endbfrange";
+        assert_eq!(budget.cmap(src).unicode.len(), 16);
+        assert_eq!(budget.cmap(src).unicode.len(), 0, "4 left: the range does not fit");
+        assert_eq!(budget.cmap(b"2 beginbfchar <01> <0041> <02> <0042> endbfchar").unicode.len(), 2);
+        assert_eq!(budget.cmap_entries, 2);
     }
 
     #[test]
