@@ -23,6 +23,8 @@ export type NativeWalkOptions = Binding.WalkOptions
 export type NativeGlobResult = Binding.GlobResult
 export type NativeGrepResult = Binding.GrepResult
 export type NativeRankResult = Binding.RankResult
+export type NativeSpawnedChild = Binding.SpawnedChild
+export type NativeChildExit = Binding.ChildExit
 type Reply = { value?: unknown; error?: NativeError }
 
 const waiting = new Map<number, (reply: Reply) => void>()

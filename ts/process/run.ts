@@ -5,12 +5,23 @@
  * streams, so a flood costs a fixed amount of memory.
  *
  * Runs on libuv's event loop (pipes and a timer), not on a worker thread: a command that
- * sleeps for a minute holds no thread of the addon's pool.
+ * sleeps for a minute holds no thread of the addon's pool. On Linux the child is started
+ * by the addon (`posix_spawn` on its I/O pool) rather than by Node's spawn, which forks
+ * the host on the JS thread: a fork copies every page table, so its cost grows with the
+ * host's memory (about 30 ms a command for a host of 300 MiB), where posix_spawn's does
+ * not, and it is paid off the JS thread.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { EventEmitter } from 'node:events'
 import { readdir, readFile } from 'node:fs/promises'
+import net from 'node:net'
+import { constants } from 'node:os'
+import type { Readable, Writable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
+
+import { FsgateError } from '../errors.js'
+import { callNative, completer, native, type NativeChildExit, type NativeSpawnedChild } from '../native.js'
 
 export interface RunOptions {
   /** The executable; looked up on `env.PATH` when it has no slash. */
@@ -105,80 +116,164 @@ export function runProcess(options: RunOptions): Promise<RunResult> {
   // Cancelled (or stopped) before it began: nothing is started.
   if (options.signal?.aborted) return Promise.resolve(result('aborted', null))
   const mark = options.sweep && process.platform === 'linux' ? `${MARK}=${randomBytes(12).toString('hex')}` : null
-  return new Promise((resolve, reject) => {
-    let child: ChildProcess
-    try {
-      child = spawn(options.file, options.args, {
-        cwd: options.cwd,
-        env: mark ? { ...options.env, [MARK]: mark.slice(MARK.length + 1) } : { ...options.env },
-        // A new session and process group: `kill(-pid)` reaches every descendant that
-        // did not leave it on purpose.
-        detached: true,
-        stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-        windowsHide: true,
-      })
-    } catch (e) {
-      reject(e)
-      return
-    }
-    let killed: RunResult['killed'] = null
-    let exit: { code: number | null; signal: string | null } | null = null
-    let settled = false
-    const killGroup = (why: NonNullable<RunResult['killed']>) => {
-      killed ??= why
-      signalGroup(child, 'SIGKILL')
-    }
-    const timer = setTimeout(() => killGroup('timeout'), options.timeoutMs)
-    const onAbort = () => killGroup('aborted')
-    options.signal?.addEventListener('abort', onAbort, { once: true })
-    const unregister = options.registry?.add(killGroup) ?? (() => {})
-    let drain: NodeJS.Timeout | undefined
+  const env = mark ? { ...options.env, [MARK]: mark.slice(MARK.length + 1) } : { ...options.env }
+  return start(options.file, options.args, options.cwd, env, options.input !== undefined).then((child) => supervise(child))
 
-    const finish = () => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      clearTimeout(drain)
-      options.signal?.removeEventListener('abort', onAbort)
-      unregister()
-      child.stdout?.destroy()
-      child.stderr?.destroy()
-      const done = () => resolve(result(killed, exit))
-      // After a kill, every process is looked at; after a plain exit, only those started
-      // since the child (pids count up; a wrap of the pid space between the two is missed).
-      if (mark) sweep(mark, killed ? 0 : (child.pid ?? 0)).then(done, done)
-      else done()
-    }
+  function supervise(child: Child): Promise<RunResult> {
+    return new Promise((resolve, reject) => {
+      let killed: RunResult['killed'] = null
+      let exit: { code: number | null; signal: string | null } | null = null
+      let settled = false
+      const killGroup = (why: NonNullable<RunResult['killed']>) => {
+        killed ??= why
+        signalGroup(child, 'SIGKILL')
+      }
+      const timer = setTimeout(() => killGroup('timeout'), options.timeoutMs)
+      const onAbort = () => killGroup('aborted')
+      options.signal?.addEventListener('abort', onAbort, { once: true })
+      const unregister = options.registry?.add(killGroup) ?? (() => {})
+      let drain: NodeJS.Timeout | undefined
 
-    child.stdout?.on('data', (chunk: Buffer) => out.push(chunk))
-    child.stderr?.on('data', (chunk: Buffer) => err.push(chunk))
-    child.once('error', (e) => {
-      if (exit === null && child.pid === undefined) {
+      const finish = () => {
+        if (settled) return
         settled = true
         clearTimeout(timer)
+        clearTimeout(drain)
         options.signal?.removeEventListener('abort', onAbort)
         unregister()
-        reject(e)
+        child.stdout?.destroy()
+        child.stderr?.destroy()
+        const done = () => resolve(result(killed, exit))
+        // After a kill, every process is looked at; after a plain exit, only those started
+        // since the child (pids count up; a wrap of the pid space between the two is missed).
+        if (mark) sweep(mark, killed ? 0 : (child.pid ?? 0)).then(done, done)
+        else done()
       }
+
+      child.stdout?.on('data', (chunk: Buffer) => out.push(chunk))
+      child.stderr?.on('data', (chunk: Buffer) => err.push(chunk))
+      child.once('error', (e) => {
+        if (exit === null && child.pid === undefined) {
+          settled = true
+          clearTimeout(timer)
+          options.signal?.removeEventListener('abort', onAbort)
+          unregister()
+          reject(e)
+        }
+      })
+      child.once('exit', (code, signal) => {
+        exit = { code, signal }
+        // Whatever it left behind in its group goes with it: no call leaves processes
+        // running after it returns.
+        signalGroup(child, 'SIGKILL')
+        // A descendant that left the group may still hold the pipes open: cut them after a
+        // while. Not from the timer itself: timers run before I/O in an event-loop turn, so
+        // after a stall of the JS thread the output waiting in the pipes would be cut
+        // unread. An immediate runs after that turn's I/O, which reads it first.
+        drain = setTimeout(() => setImmediate(finish), DRAIN_MS)
+      })
+      child.once('close', finish)
+      if (options.input !== undefined && child.stdin) {
+        child.stdin.on('error', () => {})
+        child.stdin.end(options.input)
+      }
+      if (options.signal?.aborted) onAbort()
     })
-    child.once('exit', (code, signal) => {
-      exit = { code, signal }
-      // Whatever it left behind in its group goes with it: no call leaves processes
-      // running after it returns.
-      signalGroup(child, 'SIGKILL')
-      // A descendant that left the group may still hold the pipes open: cut them after a
-      // while. Not from the timer itself: timers run before I/O in an event-loop turn, so
-      // after a stall of the JS thread the output waiting in the pipes would be cut
-      // unread. An immediate runs after that turn's I/O, which reads it first.
-      drain = setTimeout(() => setImmediate(finish), DRAIN_MS)
-    })
-    child.once('close', finish)
-    if (options.input !== undefined && child.stdin) {
-      child.stdin.on('error', () => {})
-      child.stdin.end(options.input)
-    }
-    if (options.signal?.aborted) onAbort()
+  }
+}
+
+/** A started child, whichever way it was started: Node's ChildProcess has this shape. */
+interface Child extends EventEmitter {
+  readonly pid?: number
+  readonly stdin: Writable | null
+  readonly stdout: Readable | null
+  readonly stderr: Readable | null
+  kill(signal?: NodeJS.Signals): boolean
+}
+
+/** Whether children are started by the addon (Linux), or by Node's spawn. */
+const NATIVE_SPAWN = native.nativeSpawnAvailable() && process.env.FSGATE_NODE_SPAWN !== '1'
+
+/** How children are started in this process: by the addon, or by Node's spawn. @internal */
+export const childStarter: 'native' | 'node' = NATIVE_SPAWN ? 'native' : 'node'
+
+/**
+ * Starts `file args` in a new session and process group (so that `kill(-pid)` reaches
+ * every descendant that did not leave it on purpose), with piped output and, when
+ * `withInput`, piped input. A program that cannot be started rejects with an error whose
+ * `code` is ENOENT or EACCES, as Node's spawn does.
+ */
+async function start(file: string, args: readonly string[], cwd: string, env: Record<string, string>, withInput: boolean): Promise<Child> {
+  if (!NATIVE_SPAWN) {
+    return spawn(file, args, { cwd, env, detached: true, stdio: [withInput ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true })
+  }
+  const started = await callNative<NativeSpawnedChild>((id) =>
+    native.spawnChild(completer, id, { file, args: [...args], env: Object.entries(env).map(([k, v]) => `${k}=${v}`), cwd, stdin: withInput }),
+  ).catch((err: unknown) => {
+    throw spawnError(err, file)
   })
+  return new SpawnedChild(started)
+}
+
+/** A child the addon started: its pipes as sockets, its end from the addon's wait. */
+class SpawnedChild extends EventEmitter implements Child {
+  readonly pid: number
+  readonly stdin: Writable | null
+  readonly stdout: Readable
+  readonly stderr: Readable
+  private exited = false
+  private open = 2
+
+  constructor(started: NativeSpawnedChild) {
+    super()
+    this.pid = started.pid
+    this.stdout = new net.Socket({ fd: started.stdout, readable: true, writable: false })
+    this.stderr = new net.Socket({ fd: started.stderr, readable: true, writable: false })
+    this.stdin = started.stdin == null ? null : new net.Socket({ fd: started.stdin, readable: false, writable: true })
+    for (const stream of [this.stdout, this.stderr]) {
+      stream.once('close', () => {
+        this.open--
+        this.closeIfDone()
+      })
+    }
+    callNative<NativeChildExit>((id) => native.waitChild(completer, id, started.pid)).then(
+      (exit) => this.ended(exit.code ?? null, exit.signal == null ? null : signalName(exit.signal)),
+      () => this.ended(null, null),
+    )
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
+    if (this.exited) return false
+    try {
+      process.kill(this.pid, signal)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  private ended(code: number | null, signal: string | null): void {
+    this.exited = true
+    this.emit('exit', code, signal)
+    this.closeIfDone()
+  }
+
+  /** 'close' as Node has it: after the exit, once both output pipes are closed. */
+  private closeIfDone(): void {
+    if (this.exited && this.open === 0) this.emit('close')
+  }
+}
+
+/** The name of a signal number, e.g. 9 → 'SIGKILL'. */
+function signalName(n: number): string {
+  return Object.entries(constants.signals).find(([, v]) => v === n)?.[0] ?? `SIG${n}`
+}
+
+/** The addon's refusal to start a program, as Node's spawn reports it (code ENOENT, EACCES). */
+function spawnError(err: unknown, file: string): unknown {
+  if (!(err instanceof FsgateError)) return err
+  const code = err.code === 'NOT_FOUND' ? 'ENOENT' : err.code === 'PERMISSION_DENIED' ? 'EACCES' : undefined
+  return Object.assign(new Error(`spawn ${file} ${code ?? err.code}: ${err.message}`), { code: code ?? err.code, path: file, syscall: `spawn ${file}` })
 }
 
 /** The environment variable that marks a run's processes for the sweep. */
@@ -225,7 +320,7 @@ function share(keep: number, a: number, b: number): [number, number] {
   return [half, keep - half]
 }
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+function signalGroup(child: Child, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return
   try {
     process.kill(-child.pid, signal)

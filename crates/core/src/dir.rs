@@ -81,6 +81,21 @@ impl Dir {
         Dir::reach(real, true)
     }
 
+    /// Opens a folder a walk found (a real path), only to look at the names in it: on
+    /// Linux one `openat2` that refuses any link on the way, elsewhere the walk of
+    /// [`Dir::open`]. A link on the way is [`ErrorKind::OutsideRoots`].
+    pub fn open_to_look(real: &Path) -> Result<Dir> {
+        #[cfg(target_os = "linux")]
+        if let Some(opened) = crate::confine::openat2_no_links(real, libc::O_PATH | libc::O_DIRECTORY) {
+            return match opened {
+                Ok(file) => Ok(Dir { fd: file.into(), path: real.to_path_buf() }),
+                Err(e) if e.raw_os_error() == Some(libc::ELOOP) => Err(swapped(real)),
+                Err(e) => Err(Error::io(e).with_path(real)),
+            };
+        }
+        Dir::open(real)
+    }
+
     /// Creates a new, uniquely named temp file for `name` (`.name.<pid>-<n>-<ns>.fsgate-tmp`).
     pub fn create_temp(&self, name: &OsStr, private: bool) -> Result<(OsString, File)> {
         use std::sync::atomic::{AtomicU64, Ordering};
@@ -328,7 +343,22 @@ impl Dir {
     /// Looks at `name` itself (a link is not followed).
     pub fn stat(&self, name: &OsStr) -> std::io::Result<Stat> {
         use std::os::fd::AsRawFd;
-        let c = sys::cstr(name)?;
+        use std::os::unix::ffi::OsStrExt;
+        // A name fits in 256 bytes on every file system here: no allocation per look.
+        let mut buf = [0u8; 256];
+        let bytes = name.as_bytes();
+        let heap;
+        let c: &std::ffi::CStr = if bytes.len() < buf.len() {
+            buf[..bytes.len()].copy_from_slice(bytes);
+            std::ffi::CStr::from_bytes_until_nul(&buf)
+                .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?
+        } else {
+            heap = sys::cstr(name)?;
+            &heap
+        };
+        if c.to_bytes().len() != bytes.len() {
+            return Err(std::io::Error::from(std::io::ErrorKind::InvalidInput));
+        }
         // SAFETY: stat is plain data; fstatat fills it or fails.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: a valid descriptor, NUL-terminated name and writable buffer.

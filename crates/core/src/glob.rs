@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use crate::cancel::Cancel;
-use crate::confine::still_there;
+use crate::dir::Dir;
 use crate::error::Result;
 use crate::walk::{self, WalkConfig};
 use crate::Roots;
@@ -81,41 +81,77 @@ pub fn glob_files(
     let dir = walk::search_folder(roots, base)?;
     let mut walk_config = config.walk.clone();
     walk_config.globs(&[pattern]);
-    let newest = config.order == GlobOrder::Newest;
     let (files, mut errors, mut moved) = walk::list(&dir, &walk_config, cancel)?;
-    let mut found: Vec<(Vec<u8>, PathBuf, i128)> = files
-        .into_par_iter()
-        .map(|path| {
-            let mtime = if newest { std::fs::symlink_metadata(&path).map_or(0, |m| walk::mtime_ns(&m)) } else { 0 };
-            (walk::sort_key(&path), path, mtime)
-        })
-        .collect();
-    match config.order {
-        GlobOrder::Path => found.par_sort_unstable_by(|a, b| a.0.cmp(&b.0)),
-        GlobOrder::Newest => found.par_sort_unstable_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0))),
-    }
-    // The names shown are looked at again, without following links: one listed from a
-    // folder that was swapped for a link while the walk read it is not there now, inside,
-    // and is left out (counted, never shown). Only the page is looked at (a look costs as
-    // much as listing the file), so under such a swap the total may count names not shown.
+    let listed = files.len();
     let display_root = walk::real_or_self(display_root);
-    let (mut paths, mut gone, mut looked) = (Vec::new(), 0, 0);
-    while paths.len() < config.limit && looked < found.len() {
-        let end = found.len().min(looked + (config.limit - paths.len()).max(64));
-        let there: Vec<bool> = found[looked..end].par_iter().map(|(_, path, _)| still_there(path)).collect();
-        for ((_, path, _), there) in found[looked..end].iter().zip(there) {
-            if !there {
-                gone += 1;
-            } else if paths.len() < config.limit {
-                paths.push(walk::shown(&display_root, path));
-            }
+    // Every name shown is looked at again (see `look_again`). Newest first needs every
+    // file's time, so every file is looked at; by path, only as many as the page needs
+    // (a look costs about as much as the listing), so that under a folder swapped while
+    // the walk read it the total may count names that are never shown.
+    let (paths, total) = match config.order {
+        GlobOrder::Newest => {
+            let mut found = look_again(files, true);
+            found.par_sort_unstable_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+            moved.add(listed - found.len());
+            let paths = found.iter().take(config.limit).map(|(_, p, _)| walk::shown(&display_root, p)).collect();
+            (paths, found.len())
         }
-        looked = end;
-    }
-    let total = found.len() - gone;
-    moved.add(gone);
+        GlobOrder::Path => {
+            let mut files: Vec<(Vec<u8>, PathBuf)> = files.into_par_iter().map(|p| (walk::sort_key(&p), p)).collect();
+            files.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            let (mut paths, mut gone, mut looked) = (Vec::new(), 0, 0);
+            while paths.len() < config.limit && looked < files.len() {
+                let end = files.len().min(looked + (config.limit - paths.len()).max(256));
+                let chunk: Vec<PathBuf> = files[looked..end].iter().map(|(_, p)| p.clone()).collect();
+                let kept = look_again(chunk, false);
+                gone += (end - looked) - kept.len();
+                paths.extend(
+                    kept.iter().take(config.limit - paths.len()).map(|(_, p, _)| walk::shown(&display_root, p)),
+                );
+                looked = end;
+            }
+            moved.add(gone);
+            (paths, listed - gone)
+        }
+    };
     errors.extend(moved.note());
     Ok(GlobOutcome { paths, total, errors })
+}
+
+/// Files listed, looked at again by name inside their folder, opened without following a
+/// link (one `openat2` a folder, one `fstatat` a file): a name listed from a folder that
+/// was swapped for a link while the walk read it is not there now, inside, and is left out
+/// (the caller counts it, never shows it). The same look gives the modification time
+/// (`newest`), of the file itself. Returns (sort key, path, mtime) of the files kept, in
+/// the order given.
+fn look_again(files: Vec<PathBuf>, newest: bool) -> Vec<(Vec<u8>, PathBuf, i128)> {
+    // A walk yields a folder's files one after another: runs of one folder, each looked at
+    // through one open of it.
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, path) in files.iter().enumerate() {
+        match runs.last_mut() {
+            Some(run) if files[run.start].parent() == path.parent() => run.end = i + 1,
+            _ => runs.push(i..i + 1),
+        }
+    }
+    let kept: Vec<Vec<(usize, i128)>> = runs
+        .into_par_iter()
+        .map(|run| {
+            let Some(dir) = files[run.start].parent().and_then(|folder| Dir::open_to_look(folder).ok()) else {
+                return Vec::new();
+            };
+            run.filter_map(|i| {
+                let stat = dir.stat(files[i].file_name()?).ok().filter(|s| s.is_file)?;
+                Some((i, if newest { i128::from(stat.mtime.0) * 1_000_000_000 + i128::from(stat.mtime.1) } else { 0 }))
+            })
+            .collect()
+        })
+        .collect();
+    let mut files: Vec<Option<PathBuf>> = files.into_iter().map(Some).collect();
+    kept.into_iter()
+        .flatten()
+        .filter_map(|(i, mtime)| files[i].take().map(|path| (walk::sort_key(&path), path, mtime)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -128,6 +164,25 @@ mod tests {
         let mut config = GlobConfig::default();
         setup(&mut config);
         glob_files(&roots, dir, dir, pattern, &config, &Cancel::new())
+    }
+
+    /// The names a walk read through a folder swapped for a link (another place's names)
+    /// are not shown: while the link is there none is, and once the folder is back only
+    /// the names that are in it.
+    #[cfg(unix)]
+    #[test]
+    fn names_listed_through_a_folder_swapped_for_a_link_are_left_out() {
+        let dir = std::fs::canonicalize(tree(&[("sub/in.txt", "x"), ("sub/both.txt", "x")])).unwrap();
+        let outside = std::fs::canonicalize(tree(&[("secret.txt", "x"), ("both.txt", "x")])).unwrap();
+        let listed = ["in.txt", "secret.txt", "both.txt"].map(|n| dir.join("sub").join(n)).to_vec();
+        std::fs::rename(dir.join("sub"), dir.join("sub.real")).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("sub")).unwrap();
+        assert!(look_again(listed.clone(), true).is_empty());
+        std::fs::remove_file(dir.join("sub")).unwrap();
+        std::fs::rename(dir.join("sub.real"), dir.join("sub")).unwrap();
+        let mut kept: Vec<PathBuf> = look_again(listed, true).into_iter().map(|(_, p, _)| p).collect();
+        kept.sort();
+        assert_eq!(kept, [dir.join("sub/both.txt"), dir.join("sub/in.txt")]);
     }
 
     #[test]

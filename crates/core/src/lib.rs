@@ -73,6 +73,8 @@ mod pdf;
 mod rank;
 mod read;
 mod sniff;
+#[cfg(target_os = "linux")]
+mod spawn;
 #[cfg(test)]
 mod testutil;
 mod tokens;
@@ -93,6 +95,8 @@ pub use crate::pdf::{extract as extract_pdf, PdfPage, PdfPages, PdfRequest, PdfT
 pub use crate::rank::{rank, rank_folder, CodeIndex, RankConfig, RankFile, RankHit, RankOutcome};
 pub use crate::read::{read_file, read_file_cached, Content, ReadConfig, ReadOutcome};
 pub use crate::sniff::{sniff, ImageFormat, Kind, TextEncoding, SNIFF_BYTES};
+#[cfg(target_os = "linux")]
+pub use crate::spawn::{spawn, wait, Exit, Spawned};
 pub use crate::tokens::{count_tokens, lines_within};
 pub use crate::walk::{search_folder, WalkConfig};
 pub use crate::write::{

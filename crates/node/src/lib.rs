@@ -18,10 +18,12 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
 mod change;
+mod process;
 mod search;
 pub use change::{
     ChangeChecks, EditFailureInfo, EditOptions, EditResult, LineCandidate, TargetResult, WriteOptions, WriteResult,
 };
+pub use process::{native_spawn_available, spawn_child, wait_child, ChildExit, SpawnOptions, SpawnedChild};
 pub use search::{GlobOptions, GlobResult, GrepOptions, GrepResult, RankHitInfo, RankOptions, RankResult, WalkOptions};
 
 /// The addon's worker pool: one thread per core, never the JS thread or libuv's pool.
@@ -83,6 +85,10 @@ pub enum AnyReply {
     Grep(Reply<GrepResult>),
     /// From `Workspace.rank`.
     Rank(Reply<RankResult>),
+    /// From `spawnChild`.
+    Spawned(Reply<SpawnedChild>),
+    /// From `waitChild`.
+    Exited(Reply<ChildExit>),
 }
 
 impl ToNapiValue for AnyReply {
@@ -97,6 +103,8 @@ impl ToNapiValue for AnyReply {
             AnyReply::Glob(r) => Reply::to_napi_value(env, r),
             AnyReply::Grep(r) => Reply::to_napi_value(env, r),
             AnyReply::Rank(r) => Reply::to_napi_value(env, r),
+            AnyReply::Spawned(r) => Reply::to_napi_value(env, r),
+            AnyReply::Exited(r) => Reply::to_napi_value(env, r),
         }
     }
 }

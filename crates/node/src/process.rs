@@ -1,0 +1,105 @@
+//! Child processes for shell and git: started with the core's `posix_spawn` on the I/O
+//! pool (never forking the host on the JS thread), and waited for on a thread of their
+//! own. Linux only; elsewhere JavaScript uses Node's spawn (`nativeSpawnAvailable`).
+
+use napi_derive::napi;
+
+use crate::{run_on_io_pool, AnyReply, Completer};
+#[cfg(target_os = "linux")]
+use crate::{Done, NativeError, Reply};
+
+/// What to start.
+#[napi(object)]
+pub struct SpawnOptions {
+    /// The program: a path, or a name looked up in the PATH of `env`.
+    pub file: String,
+    /// Its arguments (not counting the program).
+    pub args: Vec<String>,
+    /// Its whole environment, as `NAME=value` strings.
+    pub env: Vec<String>,
+    /// The folder it runs in.
+    pub cwd: String,
+    /// Whether its standard input is a pipe (else /dev/null). @default false
+    pub stdin: Option<bool>,
+}
+
+/// A child just started, in a session of its own: its pid and this side of its pipes,
+/// as file descriptors that JavaScript now owns.
+#[napi(object)]
+pub struct SpawnedChild {
+    /// Its pid, also its session and process group id.
+    pub pid: i32,
+    /// Where its standard input is written, when asked for.
+    pub stdin: Option<i32>,
+    /// Where its standard output is read.
+    pub stdout: i32,
+    /// Where its standard error is read.
+    pub stderr: i32,
+}
+
+/// How a child ended.
+#[napi(object)]
+pub struct ChildExit {
+    /// Its exit code, when it exited.
+    pub code: Option<i32>,
+    /// The number of the signal that ended it.
+    pub signal: Option<i32>,
+}
+
+/// Whether `spawnChild` and `waitChild` work on this platform.
+#[napi]
+pub fn native_spawn_available() -> bool {
+    cfg!(target_os = "linux")
+}
+
+/// Starts a child on the I/O pool; the reply goes to `completer` as `id`.
+#[napi]
+pub fn spawn_child(completer: &Completer, id: u32, options: SpawnOptions) {
+    #[cfg(target_os = "linux")]
+    run_on_io_pool(completer, id, AnyReply::Spawned, move || {
+        use std::os::fd::IntoRawFd;
+        let cwd = std::path::PathBuf::from(&options.cwd);
+        let child =
+            fsgate_core::spawn(&options.file, &options.args, &options.env, &cwd, options.stdin.unwrap_or(false))?;
+        Ok(SpawnedChild {
+            pid: child.pid,
+            stdin: child.stdin.map(IntoRawFd::into_raw_fd),
+            stdout: child.stdout.into_raw_fd(),
+            stderr: child.stderr.into_raw_fd(),
+        })
+    });
+    #[cfg(not(target_os = "linux"))]
+    run_on_io_pool(completer, id, AnyReply::Spawned, move || Err::<SpawnedChild, _>(unsupported(&options.file)));
+}
+
+/// Waits for a child that `spawnChild` started, on a thread of its own (it may run for
+/// minutes); the reply goes to `completer` as `id`.
+#[napi]
+pub fn wait_child(completer: &Completer, id: u32, pid: i32) {
+    #[cfg(target_os = "linux")]
+    {
+        use napi::threadsafe_function::ThreadsafeFunctionCallMode;
+        let done = completer.done.clone();
+        let started = std::thread::Builder::new().name("fsgate-wait".into()).stack_size(64 * 1024).spawn(move || {
+            let reply = match fsgate_core::wait(pid) {
+                Ok(exit) => Reply { value: Some(ChildExit { code: exit.code, signal: exit.signal }), error: None },
+                Err(err) => Reply { value: None, error: Some(NativeError::from(&err)) },
+            };
+            done.call(Done { id, reply: AnyReply::Exited(reply) }, ThreadsafeFunctionCallMode::NonBlocking);
+        });
+        if let Err(err) = started {
+            let reply = Reply::<ChildExit> {
+                value: None,
+                error: Some(NativeError::internal(format!("no thread to wait on: {err}"))),
+            };
+            completer.done.call(Done { id, reply: AnyReply::Exited(reply) }, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    run_on_io_pool(completer, id, AnyReply::Exited, move || Err::<ChildExit, _>(unsupported(&pid.to_string())));
+}
+
+#[cfg(not(target_os = "linux"))]
+fn unsupported(what: &str) -> fsgate_core::Error {
+    fsgate_core::Error::new(fsgate_core::ErrorKind::InvalidInput, format!("{what}: native spawn is Linux's only"))
+}
