@@ -841,3 +841,6 @@ module.exports.Workspace = nativeBinding.Workspace
 module.exports.countTokens = nativeBinding.countTokens
 module.exports.hashBuffer = nativeBinding.hashBuffer
 module.exports.hashFile = nativeBinding.hashFile
+module.exports.nativeSpawnAvailable = nativeBinding.nativeSpawnAvailable
+module.exports.spawnChild = nativeBinding.spawnChild
+module.exports.waitChild = nativeBinding.waitChild

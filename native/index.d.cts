@@ -85,6 +85,14 @@ export interface ChangeChecks {
   maxBytes?: number
 }
 
+/** How a child ended. */
+export interface ChildExit {
+  /** Its exit code, when it exited. */
+  code?: number
+  /** The number of the signal that ended it. */
+  signal?: number
+}
+
 /** Counts o200k tokens of a text on the worker pool; the reply goes to `completer` as `id`. */
 export declare function countTokens(completer: Completer, id: number, text: string): void
 
@@ -258,6 +266,9 @@ export interface NativeError {
   field?: string
 }
 
+/** Whether `spawnChild` and `waitChild` work on this platform. */
+export declare function nativeSpawnAvailable(): boolean
+
 /** One page's text. */
 export interface PdfPageText {
   /** Page number, from 1. */
@@ -425,6 +436,38 @@ export interface ReadResult {
   pdf?: PdfResult
 }
 
+/** Starts a child on the I/O pool; the reply goes to `completer` as `id`. */
+export declare function spawnChild(completer: Completer, id: number, options: SpawnOptions): void
+
+/**
+ * A child just started, in a session of its own: its pid and this side of its pipes,
+ * as file descriptors that JavaScript now owns.
+ */
+export interface SpawnedChild {
+  /** Its pid, also its session and process group id. */
+  pid: number
+  /** Where its standard input is written, when asked for. */
+  stdin?: number
+  /** Where its standard output is read. */
+  stdout: number
+  /** Where its standard error is read. */
+  stderr: number
+}
+
+/** What to start. */
+export interface SpawnOptions {
+  /** The program: a path, or a name looked up in the PATH of `env`. */
+  file: string
+  /** Its arguments (not counting the program). */
+  args: Array<string>
+  /** Its whole environment, as `NAME=value` strings. */
+  env: Array<string>
+  /** The folder it runs in. */
+  cwd: string
+  /** Whether its standard input is a pipe (else /dev/null). @default false */
+  stdin?: boolean
+}
+
 /** Where a write would land. */
 export interface TargetResult {
   /** The real path (symlinks followed, missing parts appended). */
@@ -438,6 +481,12 @@ export interface TargetResult {
   /** Modification time, ms since the epoch (0 when missing). */
   mtimeMs: number
 }
+
+/**
+ * Waits for a child that `spawnChild` started, on a thread of its own (it may run for
+ * minutes); the reply goes to `completer` as `id`.
+ */
+export declare function waitChild(completer: Completer, id: number, pid: number): void
 
 /** Which files a search walks. */
 export interface WalkOptions {
