@@ -12,7 +12,7 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { EditMatchError, hashBuffer, type Session, type ToolkitOptions, type ToolResult } from '../ts/index.js'
-import { fails, ok, put, putLines, removeTempDirs, rng, tempDir, textOf, word, workspace, type Fixture } from './helpers.js'
+import { applyUnifiedDiff, fails, ok, put, putLines, removeTempDirs, rng, tempDir, textOf, word, workspace, type Fixture } from './helpers.js'
 
 afterAll(removeTempDirs)
 
@@ -75,58 +75,6 @@ interface EditData {
 }
 const dataOf = (r: ToolResult) => r.data as unknown as EditData
 
-/**
- * Applies a unified diff to `old` and returns the result, checking every context and
- * removed line against `old` and every hunk's counts, so a diff that `patch` would
- * reject fails the test.
- */
-function applyUnifiedDiff(old: string, diff: string): string {
-  const src = old.match(/[^\n]*\n|[^\n]+$/g) ?? []
-  const lines = diff.split('\n')
-  if (lines[lines.length - 1] === '') lines.pop()
-  let i = 0
-  while (i < lines.length && !lines[i].startsWith('@@')) i++
-  const out: string[] = []
-  let pos = 0
-  while (i < lines.length) {
-    const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(lines[i])
-    if (!m) throw new Error(`bad hunk header: ${JSON.stringify(lines[i])}`)
-    const oldStart = Number(m[1])
-    const oldCount = m[2] === undefined ? 1 : Number(m[2])
-    const newCount = m[4] === undefined ? 1 : Number(m[4])
-    const start = oldCount === 0 ? oldStart : oldStart - 1
-    if (start < pos) throw new Error(`hunks overlap or go backwards at ${lines[i]}`)
-    while (pos < start) out.push(src[pos++])
-    i++
-    let seenOld = 0
-    let seenNew = 0
-    while (i < lines.length && !lines[i].startsWith('@@')) {
-      const line = lines[i]
-      const noEol = lines[i + 1]?.startsWith('\\') ?? false
-      const tag = line[0] ?? ' '
-      const body = line.slice(1) + (noEol ? '' : '\n')
-      if (tag === ' ' || tag === '-') {
-        if (src[pos] !== body) throw new Error(`diff line ${JSON.stringify(line)} does not match old line ${pos + 1}: ${JSON.stringify(src[pos])}`)
-        if (tag === ' ') out.push(body)
-        pos++
-        seenOld++
-        if (tag === ' ') seenNew++
-      } else if (tag === '+') {
-        out.push(body)
-        seenNew++
-      } else if (tag !== '\\') {
-        throw new Error(`bad diff line ${JSON.stringify(line)}`)
-      }
-      i++
-      if (noEol) i++
-    }
-    if (seenOld !== oldCount || seenNew !== newCount) {
-      throw new Error(`hunk ${m[0]} counts ${seenOld}/${seenNew} lines`)
-    }
-  }
-  while (pos < src.length) out.push(src[pos++])
-  return out.join('')
-}
 
 /** Ten numbered lines of a small TypeScript file. */
 const APP = Array.from({ length: 10 }, (_, i) => `const v${i + 1} = ${i + 1}`).join('\n') + '\n'

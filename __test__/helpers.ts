@@ -328,3 +328,71 @@ export function imageInfo(bytes: Buffer): { format: 'png' | 'jpeg' | 'gif'; widt
   }
   throw new Error(`not an image: ${bytes.subarray(0, 8).toString('hex')}`)
 }
+
+// ---------------------------------------------------------------------------------------
+// Unified diffs
+
+/** A text's lines, each with its '\n' if it has one. */
+export const rawLines = (t: string): string[] => t.match(/[^\n]*\n|[^\n]+$/g) ?? []
+
+/** A line as a unified diff shows it: one '\r' before its '\n' (or at the end of the text) kept out. */
+export const shownInDiff = (line: string): string => {
+  const nl = line.endsWith('\n')
+  const body = nl ? line.slice(0, -1) : line
+  return (body.endsWith('\r') ? body.slice(0, -1) : body) + (nl ? '\n' : '')
+}
+
+/** A text as a unified diff shows it (see `shownInDiff`). */
+export const diffView = (t: string): string => rawLines(t).map(shownInDiff).join('')
+
+/**
+ * Applies a unified diff to `old` and returns the result as the diff shows text
+ * (`diffView`), checking every context and removed line against `old` and every hunk's
+ * counts, so a diff that `patch` would reject fails the test. (It takes LF,
+ * CRLF and lone-CR lines alike.)
+ */
+export function applyUnifiedDiff(old: string, diff: string): string {
+  const src = rawLines(old).map(shownInDiff)
+  const lines = diff.split('\n')
+  if (lines[lines.length - 1] === '') lines.pop()
+  let i = 0
+  while (i < lines.length && !lines[i].startsWith('@@')) i++
+  const out: string[] = []
+  let pos = 0
+  while (i < lines.length) {
+    const m = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(lines[i])
+    if (!m) throw new Error(`bad hunk header: ${JSON.stringify(lines[i])}`)
+    const oldStart = Number(m[1])
+    const oldCount = m[2] === undefined ? 1 : Number(m[2])
+    const newCount = m[4] === undefined ? 1 : Number(m[4])
+    const start = oldCount === 0 ? oldStart : oldStart - 1
+    if (start < pos) throw new Error(`hunks overlap or go backwards at ${lines[i]}`)
+    while (pos < start) out.push(src[pos++])
+    i++
+    let seenOld = 0
+    let seenNew = 0
+    while (i < lines.length && !lines[i].startsWith('@@')) {
+      const line = lines[i]
+      const noEol = lines[i + 1]?.startsWith('\\') ?? false
+      const tag = line[0] ?? ' '
+      const body = line.slice(1) + (noEol ? '' : '\n')
+      if (tag === ' ' || tag === '-') {
+        if (src[pos] !== body) throw new Error(`diff line ${JSON.stringify(line)} does not match old line ${pos + 1}: ${JSON.stringify(src[pos])}`)
+        if (tag === ' ') out.push(body)
+        pos++
+        seenOld++
+        if (tag === ' ') seenNew++
+      } else if (tag === '+') {
+        out.push(body)
+        seenNew++
+      } else if (tag !== '\\') {
+        throw new Error(`bad diff line ${JSON.stringify(line)}`)
+      }
+      i++
+      if (noEol) i++
+    }
+    if (seenOld !== oldCount || seenNew !== newCount) throw new Error(`hunk ${m[0]} counts ${seenOld}/${seenNew} lines`)
+  }
+  while (pos < src.length) out.push(src[pos++])
+  return out.join('')
+}

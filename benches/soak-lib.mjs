@@ -32,6 +32,8 @@ import { fileURLToPath } from 'node:url'
 import v8 from 'node:v8'
 import vm from 'node:vm'
 
+import { rng } from './lib.mjs'
+
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const MiB = 2 ** 20
 
@@ -515,7 +517,7 @@ export async function runSoak(fsgate, options = {}) {
   }
 
   // --- random choices
-  const rand = rngFrom(o.seed)
+  const rand = rng(o.seed)
   const pick = (xs) => xs[Math.floor(rand() * xs.length)]
   const between = (a, b) => a + Math.floor(rand() * (b - a + 1))
   const abortChoice = () => (rand() < o.abortShare ? pick(['now', 'tick', between(1, 5), between(5, 40)]) : undefined)
@@ -1243,18 +1245,6 @@ function cpuShare(a, b) {
 }
 
 const sleep = (msec) => new Promise((r) => setTimeout(r, msec))
-
-/** A small seedable PRNG (mulberry32), as in lib.mjs. */
-function rngFrom(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 // ---------------------------------------------------------------------------------------
 // Verdict and report
