@@ -41,7 +41,7 @@ pub struct Exit {
 /// standard input is a pipe when `stdin`, else `/dev/null`. A program that cannot be
 /// found is [`ErrorKind::NotFound`], one that may not be run [`ErrorKind::PermissionDenied`].
 pub fn spawn(program: &str, args: &[String], env: &[String], cwd: &Path, stdin: bool) -> Result<Spawned> {
-    let path = find_program(program, env)?;
+    let path = find_program(program, env, cwd)?;
     let c = |s: &str| CString::new(s).map_err(|_| Error::new(ErrorKind::InvalidInput, "contains a NUL byte"));
     let file = c(&path)?;
     let argv: Vec<CString> =
@@ -126,8 +126,10 @@ pub fn wait(pid: i32) -> Result<Exit> {
 }
 
 /// The path to run for `program`: itself when it names a path, else the first executable
-/// file of that name in the `PATH` of `env` (or `/usr/bin:/bin` without one).
-fn find_program(program: &str, env: &[String]) -> Result<String> {
+/// file of that name in the `PATH` of `env` (or `/usr/bin:/bin` without one). A relative
+/// folder on the PATH (and an empty one, which means `.`) is taken from `cwd`, the folder
+/// the child runs in, as `execvp` in the child would: never from the host's own folder.
+fn find_program(program: &str, env: &[String], cwd: &Path) -> Result<String> {
     if program.is_empty() {
         return Err(Error::new(ErrorKind::NotFound, "no program named"));
     }
@@ -137,7 +139,7 @@ fn find_program(program: &str, env: &[String]) -> Result<String> {
     let path = env.iter().find_map(|e| e.strip_prefix("PATH=")).unwrap_or("/usr/bin:/bin");
     let mut denied = false;
     for folder in path.split(':') {
-        let candidate = Path::new(if folder.is_empty() { "." } else { folder }).join(program);
+        let candidate = cwd.join(folder).join(program);
         let Ok(meta) = std::fs::metadata(&candidate) else { continue };
         if !meta.is_file() {
             continue;
@@ -277,5 +279,24 @@ mod tests {
         assert_eq!(spawn("no-such-program-x", &[], &env(), &dir, false).unwrap_err().kind(), ErrorKind::NotFound);
         assert_eq!(spawn("/no/such/program", &[], &env(), &dir, false).unwrap_err().kind(), ErrorKind::NotFound);
         assert_eq!(spawn("sh", &[], &env(), &dir.join("missing"), false).unwrap_err().kind(), ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn a_relative_folder_on_the_path_is_the_childs_not_the_hosts() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tmp();
+        std::fs::create_dir(dir.join("bin")).unwrap();
+        let tool = dir.join("bin/only-here");
+        std::fs::write(&tool, "#!/bin/sh\necho ran from $0\n").unwrap();
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // The host's folder is not `dir`: found through the child's folder, or not at all.
+        assert_ne!(std::env::current_dir().unwrap(), dir);
+        let env = vec!["PATH=bin:/usr/bin:/bin".to_string()];
+        let child = spawn("only-here", &[], &env, &dir, false).unwrap();
+        assert!(read_all(child.stdout).starts_with("ran from "));
+        assert_eq!(wait(child.pid).unwrap().code, Some(0));
+        let elsewhere = tmp();
+        let err = spawn("only-here", &[], &env, &elsewhere, false).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::NotFound);
     }
 }

@@ -217,13 +217,15 @@ where
 }
 
 /// Runs one step of the `ignore` walker, turning a panic into an error.
+///
+/// The walker panics (ignore 0.4.35, `Walk::next`: `self.ig.parent().unwrap()`) when
+/// the folder it walks is a link at one look and gone at the next: walkdir descends
+/// through the link, the walker's own look takes the root for a file, and its stack of
+/// ignore rules ends one short. Nothing of the walk is shown then: the caller gets this
+/// error, whose message the race test of `__test__/escape.test.ts` expects.
 fn unwound<T>(step: impl FnOnce() -> T) -> Result<T> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)).map_err(|_| {
-        Error::new(
-            ErrorKind::Io,
-            "the folder changed while it was being walked (a folder in it was replaced); try again",
-        )
-    })
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step))
+        .map_err(|_| Error::new(ErrorKind::Io, "the folder was replaced while it was being searched; search again"))
 }
 
 /// The entries a walk met that are gone, or now reached through a link, when looked at
@@ -519,5 +521,59 @@ mod tests {
         assert_eq!(moved.shown(&walk_err), None);
         assert_eq!(moved.note().as_deref(), Some("2 entries moved or vanished during the search and were left out"));
         assert_eq!(Moved::default().note(), None);
+    }
+
+    /// The folder walked is swapped for a link to elsewhere and back, as fast as a thread
+    /// can: every walk ends with names from inside or with the error of [`unwound`],
+    /// never a panic (the walker's own panics at the root are caught).
+    #[test]
+    fn a_root_swapped_for_a_link_mid_walk_is_an_error_never_a_panic() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let base = std::fs::canonicalize(tmp()).unwrap();
+        let (race, real, link) = (base.join("race"), base.join("race.real"), base.join("race.link"));
+        std::fs::create_dir_all(race.join("a/b")).unwrap();
+        std::fs::create_dir_all(base.join("elsewhere/c/d")).unwrap();
+        for i in 0..20 {
+            std::fs::write(race.join(format!("a/b/inside-{i}")), "x").unwrap();
+            std::fs::write(base.join(format!("elsewhere/c/d/outside-{i}")), "x").unwrap();
+        }
+        std::os::unix::fs::symlink(base.join("elsewhere"), &link).unwrap();
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let swapper = {
+            let (stop, race, real, link) = (stop.clone(), race.clone(), real.clone(), link.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::fs::rename(&race, &real).unwrap();
+                    std::fs::rename(&link, &race).unwrap();
+                    std::fs::rename(&race, &link).unwrap();
+                    std::fs::rename(&real, &race).unwrap();
+                }
+            })
+        };
+        let started = std::time::Instant::now();
+        let (mut walks, mut caught) = (0, 0);
+        // Until the walker's panic has been caught a few times (it usually takes well under
+        // a second), or 5 s.
+        while caught < 3 && started.elapsed() < std::time::Duration::from_secs(5) {
+            walks += 1;
+            let mut names = Vec::new();
+            match walk(&race, &WalkConfig::default(), &Cancel::default(), |file| {
+                names.push(file);
+                true
+            }) {
+                Ok(_) => {}
+                Err(err) => {
+                    assert_eq!(err.kind(), ErrorKind::Io, "{err}");
+                    assert!(err.message().contains("replaced while it was being searched"), "{err}");
+                    caught += 1;
+                }
+            }
+            // The walk reads by path: a name from elsewhere may be visited, and it is the
+            // callers that look again (`found_still`); this test is about the panic.
+            assert!(names.iter().all(|n| n.starts_with(&race)), "{names:?}");
+        }
+        stop.store(true, Ordering::Relaxed);
+        swapper.join().unwrap();
+        assert!(walks > 0);
     }
 }
