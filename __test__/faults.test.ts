@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import type { PresetName, ToolResult } from '../ts/index.js'
+import { fillDisk, fillInodes, freeBytes, tree } from './fixtures/disk.mjs'
 import { fails, ok, put, removeTempDirs, tempDir, textOf, until, workspace } from './helpers.js'
 
 afterAll(removeTempDirs)
@@ -40,22 +41,6 @@ const IS_ROOT = process.getuid?.() === 0
 
 // ---------------------------------------------------------------------------------------
 // The disk, as it is
-
-/** Every entry under `dir`, relative and sorted; folders end with "/". */
-function tree(dir: string): string[] {
-  const out: string[] = []
-  const walk = (rel: string) => {
-    for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name
-      if (e.isDirectory()) {
-        out.push(`${r}/`)
-        walk(r)
-      } else out.push(r)
-    }
-  }
-  walk('')
-  return out.sort()
-}
 
 const isTemp = (p: string) => p.endsWith('.fsgate-tmp')
 const bytesOf = (file: string): Buffer | null => (fs.existsSync(file) ? fs.readFileSync(file) : null)
@@ -124,10 +109,6 @@ interface Toolbox extends Caller {
 function local(dir: string, preset: PresetName): Toolbox {
   const { session } = workspace(optionsOf(preset), dir)
   const at = (rel: string) => path.join(dir, rel)
-  const free = () => {
-    const s = fs.statfsSync(dir)
-    return s.bavail * s.bsize
-  }
   return {
     call: (name, input) => session.call(name, input),
     async typed(method, input) {
@@ -144,38 +125,9 @@ function local(dir: string, preset: PresetName): Toolbox {
       tree: async () => tree(dir),
       put: async (rel, data) => void put(dir, rel, data),
       rm: async (rel) => fs.rmSync(at(rel), { recursive: true, force: true }),
-      free: async () => free(),
-      async fill(rel, leave) {
-        const fd = fs.openSync(at(rel), 'w')
-        let size = 0
-        try {
-          for (let chunk = 1 << 16; chunk >= 512; chunk >>= 1) {
-            const buf = Buffer.alloc(chunk, 0x5a)
-            for (;;) {
-              try {
-                size += fs.writeSync(fd, buf)
-              } catch (err) {
-                if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err
-                break
-              }
-            }
-          }
-          fs.ftruncateSync(fd, Math.max(0, size - leave))
-        } finally {
-          fs.closeSync(fd)
-        }
-        return free()
-      },
-      async inodes(rel) {
-        for (let n = 0; ; n++) {
-          try {
-            fs.closeSync(fs.openSync(at(`${rel}.${n}`), 'wx'))
-          } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err
-            return n
-          }
-        }
-      },
+      free: async () => freeBytes(dir),
+      fill: async (rel, leave) => fillDisk(at(rel), leave),
+      inodes: async (rel) => fillInodes(at(rel)),
     },
     close: async () => {},
   }
