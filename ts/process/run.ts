@@ -8,8 +8,8 @@
  * sleeps for a minute holds no thread of the addon's pool. On Linux the child is started
  * by the addon (`posix_spawn` on its I/O pool) rather than by Node's spawn, which forks
  * the host on the JS thread: a fork copies every page table, so its cost grows with the
- * host's memory (about 30 ms a command for a host of 300 MiB), where posix_spawn's does
- * not, and it is paid off the JS thread.
+ * host's memory (7–30 ms a command for a host of 300–400 MiB, by machine), where
+ * posix_spawn's does not, and it is paid off the JS thread.
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'

@@ -90,7 +90,10 @@ pub fn glob_files(
     // the walk read it the total may count names that are never shown.
     let (paths, total) = match config.order {
         GlobOrder::Newest => {
-            let mut found = look_again(files, true);
+            let mut found: Vec<(Vec<u8>, &Path, i128)> = look_again(&files, |p| p, true)
+                .into_iter()
+                .map(|(i, mtime)| (walk::sort_key(&files[i]), files[i].as_path(), mtime))
+                .collect();
             found.par_sort_unstable_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
             moved.add(listed - found.len());
             let paths = found.iter().take(config.limit).map(|(_, p, _)| walk::shown(&display_root, p)).collect();
@@ -102,12 +105,11 @@ pub fn glob_files(
             let (mut paths, mut gone, mut looked) = (Vec::new(), 0, 0);
             while paths.len() < config.limit && looked < files.len() {
                 let end = files.len().min(looked + (config.limit - paths.len()).max(256));
-                let chunk: Vec<PathBuf> = files[looked..end].iter().map(|(_, p)| p.clone()).collect();
-                let kept = look_again(chunk, false);
-                gone += (end - looked) - kept.len();
-                paths.extend(
-                    kept.iter().take(config.limit - paths.len()).map(|(_, p, _)| walk::shown(&display_root, p)),
-                );
+                let chunk = &files[looked..end];
+                let kept = look_again(chunk, |(_, p)| p, false);
+                gone += chunk.len() - kept.len();
+                let room = config.limit - paths.len();
+                paths.extend(kept.iter().take(room).map(|&(i, _)| walk::shown(&display_root, &chunk[i].1)));
                 looked = end;
             }
             moved.add(gone);
@@ -122,36 +124,32 @@ pub fn glob_files(
 /// link (one `openat2` a folder, one `fstatat` a file): a name listed from a folder that
 /// was swapped for a link while the walk read it is not there now, inside, and is left out
 /// (the caller counts it, never shows it). The same look gives the modification time
-/// (`newest`), of the file itself. Returns (sort key, path, mtime) of the files kept, in
-/// the order given.
-fn look_again(files: Vec<PathBuf>, newest: bool) -> Vec<(Vec<u8>, PathBuf, i128)> {
+/// (`newest`), of the file itself. Returns the index in `items` and the time (0 unless
+/// `newest`) of each file kept, in the order given.
+fn look_again<T: Sync>(items: &[T], path: impl Fn(&T) -> &Path + Sync, newest: bool) -> Vec<(usize, i128)> {
     // A walk yields a folder's files one after another: runs of one folder, each looked at
     // through one open of it.
     let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
-    for (i, path) in files.iter().enumerate() {
+    for (i, item) in items.iter().enumerate() {
         match runs.last_mut() {
-            Some(run) if files[run.start].parent() == path.parent() => run.end = i + 1,
+            Some(run) if path(&items[run.start]).parent() == path(item).parent() => run.end = i + 1,
             _ => runs.push(i..i + 1),
         }
     }
     let kept: Vec<Vec<(usize, i128)>> = runs
         .into_par_iter()
         .map(|run| {
-            let Some(dir) = files[run.start].parent().and_then(|folder| Dir::open_to_look(folder).ok()) else {
+            let Some(dir) = path(&items[run.start]).parent().and_then(|folder| Dir::open_to_look(folder).ok()) else {
                 return Vec::new();
             };
             run.filter_map(|i| {
-                let stat = dir.stat(files[i].file_name()?).ok().filter(|s| s.is_file)?;
+                let stat = dir.stat(path(&items[i]).file_name()?).ok().filter(|s| s.is_file)?;
                 Some((i, if newest { i128::from(stat.mtime.0) * 1_000_000_000 + i128::from(stat.mtime.1) } else { 0 }))
             })
             .collect()
         })
         .collect();
-    let mut files: Vec<Option<PathBuf>> = files.into_iter().map(Some).collect();
-    kept.into_iter()
-        .flatten()
-        .filter_map(|(i, mtime)| files[i].take().map(|path| (walk::sort_key(&path), path, mtime)))
-        .collect()
+    kept.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
@@ -177,12 +175,11 @@ mod tests {
         let listed = ["in.txt", "secret.txt", "both.txt"].map(|n| dir.join("sub").join(n)).to_vec();
         std::fs::rename(dir.join("sub"), dir.join("sub.real")).unwrap();
         std::os::unix::fs::symlink(&outside, dir.join("sub")).unwrap();
-        assert!(look_again(listed.clone(), true).is_empty());
+        assert!(look_again(&listed, |p| p, true).is_empty());
         std::fs::remove_file(dir.join("sub")).unwrap();
         std::fs::rename(dir.join("sub.real"), dir.join("sub")).unwrap();
-        let mut kept: Vec<PathBuf> = look_again(listed, true).into_iter().map(|(_, p, _)| p).collect();
-        kept.sort();
-        assert_eq!(kept, [dir.join("sub/both.txt"), dir.join("sub/in.txt")]);
+        let kept: Vec<&PathBuf> = look_again(&listed, |p| p, true).into_iter().map(|(i, _)| &listed[i]).collect();
+        assert_eq!(kept, [&dir.join("sub/in.txt"), &dir.join("sub/both.txt")]);
     }
 
     #[test]

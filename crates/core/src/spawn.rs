@@ -1,10 +1,11 @@
 //! Starting a child process without copying this one. Node's `spawn` forks: the kernel
 //! copies every page table of the host before the child can exec, so each command costs
-//! the JS thread time in proportion to the host's memory (about 30 ms for a host of
-//! 300 MiB here). [`spawn`] uses `posix_spawn`, which on Linux is a clone that shares the
-//! parent's memory until the exec: its cost does not grow with the host. The child gets
-//! a session (and process group) of its own, its signals at their defaults, the working
-//! folder and environment given, and pipes for its output (and input, if asked).
+//! the JS thread time in proportion to the host's memory (7–30 ms for a host of 300–400
+//! MiB, by machine: BENCHMARKS.md §13). [`spawn`] uses `posix_spawn`, which on Linux is a
+//! clone that shares the parent's memory until the exec: its cost does not grow with the
+//! host. The child gets a session (and process group) of its own, its signals at their
+//! defaults, the working folder and environment given, and pipes for its output (and
+//! input, if asked).
 //! [`wait`] waits for it to end.
 
 use std::ffi::CString;
