@@ -31,37 +31,18 @@ const LOW: string[] = [
   'date +%s',
   'whoami && id && uname -a',
   'hostname',
-  'env',
-  'printenv PATH',
   'which node',
-  'command -v git',
   'type ls',
   'test -f x && echo yes',
   '[ -d src ] || echo missing',
-  '[[ -f x && $y == z ]]',
-  '[[ $a < $b ]]',
-  '((count=count+1))',
-  'for ((i = 0; i < 3; i++)); do echo $i; done',
   'sort names.txt | uniq -c | sort -rn',
   'cut -d: -f1 users.txt',
   'tr a-z A-Z < in.txt',
-  "awk '{print $1}' data.txt",
-  "awk -F, '$3 > 100 || $2 == \"x\" {print $1}' data.csv",
-  "sed -n '1,5p' file.txt",
-  "sed -e 's/a/b/' file.txt",
   'diff -u a.txt b.txt',
   'jq .version package.json',
   'sha256sum dist/*.js',
-  'xxd file.bin | head',
   'seq 1 10',
   'sleep 1',
-  'ps aux | grep node',
-  'kill -0 1234',
-  'kill -l',
-  'crontab -l',
-  'systemctl status nginx',
-  'systemctl list-units --type=service',
-  'systemctl is-active docker',
   'git status',
   'git status --short',
   'git log --oneline -5',
@@ -78,10 +59,51 @@ const LOW: string[] = [
   'git describe --tags',
   'git tag -l',
   'git stash list',
+  'git --no-pager log -1',
+  'ls > /dev/null 2>&1',
+  'ls 2>/dev/null',
+  'echo warning >&2',
+  'cat < input.txt',
+  'cat <<< "hello"',
+  'wc -l <<EOF\na\nb\nEOF',
+  'cd src && ls',
+  'if [ -f x ]; then cat x; else echo none; fi',
+  'ls # ; rm x',
+  "echo '; rm x'",
+  'echo "rm x"',
+  'echo \\$HOME',
+  "echo '$(rm x)'",
+]
+
+/**
+ * Commands the old denylist rated low that are now medium (issue 17): low is only what
+ * ts/policy/known-safe.ts lists. Build and test runners, interpreters, package managers,
+ * awk, sed, env, xargs, `git -c`/`-C`/config, assignments, loops over variables and
+ * wrappers that are not on the list run code or read what the list cannot check.
+ */
+const NOW_MEDIUM: string[] = [
+  'env',
+  'printenv PATH',
+  'command -v git',
+  '[[ -f x && $y == z ]]',
+  '[[ $a < $b ]]',
+  '((count=count+1))',
+  'for ((i = 0; i < 3; i++)); do echo $i; done',
+  "awk '{print $1}' data.txt",
+  "awk -F, '$3 > 100 || $2 == \"x\" {print $1}' data.csv",
+  "sed -n '1,5p' file.txt",
+  "sed -e 's/a/b/' file.txt",
+  'xxd file.bin | head',
+  'ps aux | grep node',
+  'kill -0 1234',
+  'kill -l',
+  'crontab -l',
+  'systemctl status nginx',
+  'systemctl list-units --type=service',
+  'systemctl is-active docker',
   'git config --get user.name',
   'git config user.email',
   'git -C packages/a status',
-  'git --no-pager log -1',
   'git -c color.ui=always log',
   'git clean -n',
   'git reflog',
@@ -127,33 +149,20 @@ const LOW: string[] = [
   'prettier --check .',
   'ruff check .',
   'ip addr show',
-  'ls > /dev/null 2>&1',
-  'ls 2>/dev/null',
-  'echo warning >&2',
-  'cat < input.txt',
-  'cat <<< "hello"',
-  'wc -l <<EOF\na\nb\nEOF',
-  'cd src && ls',
   'export FOO=1',
   'set -euo pipefail',
   'x=1',
   'for f in *.ts; do echo "$f"; done',
   'while read -r line; do echo "$line"; done < list.txt',
-  'if [ -f x ]; then cat x; else echo none; fi',
   "trap - EXIT",
   "alias ll='ls -l'",
-  'ls # ; rm x',
-  "echo '; rm x'",
-  'echo "rm x"',
-  'echo \\$HOME',
-  "echo '$(rm x)'",
   "cat <<'EOF'\n$(rm x)\nEOF",
   'xargs -0 grep -l foo < files.txt',
   'find . -name "*.ts" | xargs wc -l',
   'timeout 10 cargo test',
   'time npm test',
   './node_modules/.bin/vitest run',
-  // Compressors that only write to their output, list or test (they replace files otherwise).
+  // Compressors that only write to their output, list or test: not on the list (they replace files otherwise).
   'gzip -c big.log | wc -c',
   'gzip -dc a.gz | head',
   'gunzip < a.gz',
@@ -734,11 +743,15 @@ function expectRisk(command: string, risk: Risk): void {
 
 describe('classifyCommand', () => {
   it('has a table of at least 170 commands', () => {
-    expect(LOW.length + MEDIUM.length + HIGH.length + EVASIONS.length + PARSE_ERRORS.length).toBeGreaterThanOrEqual(170)
+    expect(LOW.length + NOW_MEDIUM.length + MEDIUM.length + HIGH.length + EVASIONS.length + PARSE_ERRORS.length).toBeGreaterThanOrEqual(170)
   })
 
   describe('low', () => {
     it.each(LOW)('%j is low', (command) => expectRisk(command, 'low'))
+  })
+
+  describe('low by the old rules, medium now that low is a known-safe list (issue 17)', () => {
+    it.each(NOW_MEDIUM)('%j is medium', (command) => expectRisk(command, 'medium'))
   })
 
   describe('medium', () => {
@@ -1055,6 +1068,7 @@ describe('parseShell', () => {
     expect(r.error).toBeUndefined()
     expect(r.commands).toHaveLength(20 * 1024)
     expect(ms).toBeLessThan(200)
+    classifyCommand('ls;'.repeat(300)) // and the classifier once
     const t = performance.now()
     expect(classifyCommand(big).risk).toBe('low')
     expect(performance.now() - t).toBeLessThan(400)

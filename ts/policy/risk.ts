@@ -19,6 +19,12 @@
  * keys live, or another process's `/proc` files, is high. A redirection with no program
  * (`{ …; } > f`) is rated but not listed in `commands`, which name programs only.
  *
+ * Low is a positive list (issue 17): a command is low only when every simple command in
+ * it is a known read-only program used in a known read-only way, with literal words,
+ * paths inside the workspace and harmless redirections (the table is ./known-safe.ts,
+ * applied by ./risk/known-safe-check.ts), and the rules here find nothing more. Anything
+ * else is at least medium; the rules here still decide what is high.
+ *
  * It errs towards the higher rating: a program it does not know is medium, a command
  * name or subcommand that is only known when it runs (`$CMD`, `$(…)`, `{a,b}`, a glob)
  * is high, an argument only known when it runs where an option of a program with risky
@@ -28,7 +34,10 @@
  */
 import path from 'node:path'
 
-import { arithmeticAssignments, parseShell, type Redirect, type SimpleCommand } from './shell-parse.js'
+import { cut, type Where, whyNotKnownSafe } from './risk/known-safe-check.js'
+import { arithmeticAssignments, type ParseResult, parseShell, type Redirect, type SimpleCommand } from './shell-parse.js'
+
+export type { Where } from './risk/known-safe-check.js'
 
 export type Risk = 'low' | 'medium' | 'high'
 
@@ -53,15 +62,37 @@ export interface Classification {
   parseError?: string
 }
 
-/** Rates a shell command string; never throws. */
-export function classifyCommand(command: string): Classification {
+/**
+ * Rates a shell command string; never throws. `where` is the folder it runs in, against
+ * which its relative paths resolve, and the other folders it may read; without it only
+ * relative paths that stay inside count as inside.
+ */
+export function classifyCommand(command: string, where?: Where): Classification {
+  const parsed = parseShell(command)
+  const rated = rateParsed(command, parsed)
+  if (rated.risk === 'high') return rated
+  const unsafe = whyNotKnownSafe(command, parsed, where)
+  // Low needs both: the known-safe list, and no rule here finding more.
+  if (unsafe === undefined) return rated
+  const flagged = unsafe.words && rated.commands.find((c) => c.risk === 'low' && endsWith(unsafe.words!, c.argv))
+  if (flagged) Object.assign(flagged, { risk: 'medium', reason: unsafe.reason })
+  return rated.risk === 'medium' ? rated : { ...rated, risk: 'medium', reason: unsafe.reason }
+}
+
+/** Whether `words` ends with `tail` (a wrapped command's own words). */
+function endsWith(words: readonly string[], tail: readonly string[]): boolean {
+  return tail.length <= words.length && tail.every((w, i) => words[words.length - tail.length + i] === w)
+}
+
+/** The rules of this file alone: what is high, and what is at least medium. */
+function rateParsed(command: string, parsed: ParseResult): Classification {
   let ctx = newContext(false)
-  let error = rateScript(command, ctx)
+  let error = rateScript(command, ctx, parsed)
   // A `cd` out of the workspace anywhere (a loop or a function can run it before a write
   // that comes earlier in the text): rate again, with every relative write outside.
   if (ctx.leftWorkspace) {
     ctx = newContext(true)
-    error = rateScript(command, ctx)
+    error = rateScript(command, ctx, parsed)
   }
   if (error !== undefined) {
     return { risk: 'high', commands: ctx.commands, reason: `the command could not be parsed: ${error}`, parseError: error }
@@ -69,7 +100,7 @@ export function classifyCommand(command: string): Classification {
   const all = [...ctx.commands, ...ctx.loose]
   if (all.length === 0) return { risk: 'low', commands: [], reason: 'it runs no program' }
   const top = highest(all)
-  return { risk: top.risk, commands: ctx.commands, reason: top.reason }
+  return { risk: top.risk, commands: ctx.commands, reason: cut(top.reason, 200) }
 }
 
 // ---- ratings ---------------------------------------------------------------------
@@ -313,8 +344,7 @@ const MAX_NESTING = 8
 const MAX_WRAPPERS = 16
 
 /** Parses `script` and rates its commands into `ctx`; returns the parse error, if any. */
-function rateScript(script: string, ctx: Context): string | undefined {
-  const parsed = parseShell(script)
+function rateScript(script: string, ctx: Context, parsed: ParseResult = parseShell(script)): string | undefined {
   for (const cmd of parsed.commands) rateSimple(cmd, ctx)
   return parsed.error
 }
@@ -746,7 +776,7 @@ function rateProgramHere(name: string, canonical: string, argv: Arg[], ctx: Cont
   if (READ_ONLY.has(canonical)) return low(`${name} only reads or prints`)
   if (SHELL_STATE.has(canonical)) return low(`${name} only changes the shell's own state`)
   if (RUNNERS.has(canonical)) return low(`${name} builds or runs tests`)
-  return byPath ? low(`${name} is a program run by its path`) : medium(`${name} is not a known command`)
+  return byPath ? low(`${name} is a program run by its path`) : medium(`${name} is not on the list of known read-only programs`)
 }
 
 function canonicalName(name: string): string {
