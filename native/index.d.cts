@@ -49,9 +49,9 @@ export declare class Workspace {
    * `completer` as `id`. `source` and `path` must be the real paths the caller checked.
    */
   edit(completer: Completer, id: number, options: EditOptions, cancel?: CancelToken | undefined | null): void
-  /** Lists the files matching a glob on the worker pool; the reply goes to `completer` as `id`. */
+  /** Lists the files matching a glob on the search pool; the reply goes to `completer` as `id`. */
   glob(completer: Completer, id: number, options: GlobOptions, cancel?: CancelToken | undefined | null): void
-  /** Searches file contents on the worker pool; the reply goes to `completer` as `id`. */
+  /** Searches file contents on the search pool; the reply goes to `completer` as `id`. */
   grep(completer: Completer, id: number, options: GrepOptions, cancel?: CancelToken | undefined | null): void
   /**
    * Ranks code chunks under a folder for a query, reusing the workspace's index; the
@@ -91,6 +91,18 @@ export interface ChildExit {
   code?: number
   /** The number of the signal that ended it. */
   signal?: number
+}
+
+/**
+ * What a confined child may change: it may read and run anything, write only beneath
+ * `writable` (and /dev/null, /dev/zero, /dev/full, /dev/tty), and use no network unless
+ * `network`.
+ */
+export interface ConfineOptions {
+  /** The folders (or files) it may write, make and remove files in; each must exist. */
+  writable: Array<string>
+  /** Whether it may use the network (any socket, TCP bind and connect). @default false */
+  network?: boolean
 }
 
 /** Counts o200k tokens of a text on the worker pool; the reply goes to `completer` as `id`. */
@@ -245,6 +257,12 @@ export declare function hashBuffer(completer: Completer, id: number, data: Buffe
  * digits) goes to `completer` as `id`.
  */
 export declare function hashFile(completer: Completer, id: number, path: string, cancel?: CancelToken | undefined | null): void
+
+/**
+ * The Landlock ABI version of the kernel (0 without Landlock, and off Linux): `confine`
+ * needs at least 1.
+ */
+export declare function landlockAbi(): number
 
 /** A line that resembles an old_string that was not found. */
 export interface LineCandidate {
@@ -436,6 +454,14 @@ export interface ReadResult {
   pdf?: PdfResult
 }
 
+/**
+ * Makes the host process dumpable or not (`prctl(PR_SET_DUMPABLE)`): not dumpable, its
+ * memory, environment and maps in /proc may not be read, nor the process ptraced, by
+ * other processes of the same user (root still may). Returns whether the setting took
+ * (false off Linux).
+ */
+export declare function setHostDumpable(dumpable: boolean): boolean
+
 /** Starts a child on the I/O pool; the reply goes to `completer` as `id`. */
 export declare function spawnChild(completer: Completer, id: number, options: SpawnOptions): void
 
@@ -466,6 +492,11 @@ export interface SpawnOptions {
   cwd: string
   /** Whether its standard input is a pipe (else /dev/null). @default false */
   stdin?: boolean
+  /**
+   * Confines it with Landlock and seccomp (Linux with Landlock only: else the start
+   * fails, and nothing runs). @default undefined (not confined)
+   */
+  confine?: ConfineOptions
 }
 
 /** Where a write would land. */

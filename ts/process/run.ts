@@ -43,6 +43,13 @@ export interface RunOptions {
    * its environment: those that left the process group (setsid, daemons). Linux only.
    */
   sweep?: boolean
+  /**
+   * Confines the child with Landlock and seccomp (the 'landlock' sandbox): it may read
+   * and run anything, write only beneath `writable` (each must exist) and a few device
+   * files, and use no network unless `network`. Needs the native spawn (Linux): without
+   * it the run is refused, never run unconfined.
+   */
+  confine?: { writable: string[]; network?: boolean }
 }
 
 export interface RunResult {
@@ -117,7 +124,7 @@ export function runProcess(options: RunOptions): Promise<RunResult> {
   if (options.signal?.aborted) return Promise.resolve(result('aborted', null))
   const mark = options.sweep && process.platform === 'linux' ? `${MARK}=${randomBytes(12).toString('hex')}` : null
   const env = mark ? { ...options.env, [MARK]: mark.slice(MARK.length + 1) } : { ...options.env }
-  return start(options.file, options.args, options.cwd, env, options.input !== undefined).then((child) => supervise(child))
+  return start(options.file, options.args, options.cwd, env, options.input !== undefined, options.confine).then((child) => supervise(child))
 
   function supervise(child: Child): Promise<RunResult> {
     return new Promise((resolve, reject) => {
@@ -203,12 +210,31 @@ export const childStarter: 'native' | 'node' = NATIVE_SPAWN ? 'native' : 'node'
  * `withInput`, piped input. A program that cannot be started rejects with an error whose
  * `code` is ENOENT or EACCES, as Node's spawn does.
  */
-async function start(file: string, args: readonly string[], cwd: string, env: Record<string, string>, withInput: boolean): Promise<Child> {
+async function start(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  withInput: boolean,
+  confine: RunOptions['confine'],
+): Promise<Child> {
+  if (!NATIVE_SPAWN && confine) {
+    throw new Error(
+      `landlock confinement needs the native spawn (Linux, without FSGATE_NODE_SPAWN=1); ${file} was not run, rather than run unconfined`,
+    )
+  }
   if (!NATIVE_SPAWN) {
     return spawn(file, args, { cwd, env, detached: true, stdio: [withInput ? 'pipe' : 'ignore', 'pipe', 'pipe'], windowsHide: true })
   }
   const started = await callNative<NativeSpawnedChild>((id) =>
-    native.spawnChild(completer, id, { file, args: [...args], env: Object.entries(env).map(([k, v]) => `${k}=${v}`), cwd, stdin: withInput }),
+    native.spawnChild(completer, id, {
+      file,
+      args: [...args],
+      env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      cwd,
+      stdin: withInput,
+      confine: confine && { writable: [...confine.writable], network: confine.network },
+    }),
   ).catch((err: unknown) => {
     throw spawnError(err, file)
   })

@@ -46,6 +46,12 @@
 //! over identifier- and Unicode-aware terms, keeping a [`CodeIndex`] per workspace so that
 //! unchanged files are not read again.
 //!
+//! On Linux, shell and git children are started by [`spawn`] (`posix_spawn`, whose cost
+//! does not grow with the host's memory) or, where bubblewrap cannot be had, by
+//! [`spawn_confined`] under a [`Confinement`]: Landlock and seccomp, set up between a
+//! clone and the exec, so the child may read everything but write only its folders and
+//! use no network.
+//!
 //! Why one pass: a ranged read of a huge log must count every line (to say how many
 //! remain) and hash every byte (so a later write can tell whether the file changed), but
 //! keep only the page. [`page()`] does all three while streaming fixed-size chunks, so
@@ -68,6 +74,8 @@ mod grep;
 mod hash;
 mod image;
 mod index;
+#[cfg(target_os = "linux")]
+mod landlock;
 mod page;
 mod pdf;
 mod rank;
@@ -90,13 +98,15 @@ pub use crate::grep::{grep, GrepConfig, GrepMode, GrepOutcome};
 pub use crate::hash::{hash_bytes, hash_file, hash_reader, hex128, ContentHasher, HASH_CHUNK};
 pub use crate::image::{shape_image, ImageConfig, ShapedImage};
 pub use crate::index::IndexCache;
+#[cfg(target_os = "linux")]
+pub use crate::landlock::{landlock_abi, set_host_dumpable, Confinement};
 pub use crate::page::{group, page, LineStyle, Page, PageConfig};
 pub use crate::pdf::{extract as extract_pdf, PdfPage, PdfPages, PdfRequest, PdfText};
 pub use crate::rank::{rank, rank_folder, CodeIndex, RankConfig, RankFile, RankHit, RankOutcome};
 pub use crate::read::{read_file, read_file_cached, Content, ReadConfig, ReadOutcome};
 pub use crate::sniff::{sniff, ImageFormat, Kind, TextEncoding, SNIFF_BYTES};
 #[cfg(target_os = "linux")]
-pub use crate::spawn::{spawn, wait, Exit, Spawned};
+pub use crate::spawn::{spawn, spawn_confined, wait, Exit, Spawned};
 pub use crate::tokens::{count_tokens, lines_within};
 pub use crate::walk::{search_folder, WalkConfig};
 pub use crate::write::{

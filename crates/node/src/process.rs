@@ -21,6 +21,32 @@ pub struct SpawnOptions {
     pub cwd: String,
     /// Whether its standard input is a pipe (else /dev/null). @default false
     pub stdin: Option<bool>,
+    /// Confines it with Landlock and seccomp (Linux with Landlock only: else the start
+    /// fails, and nothing runs). @default undefined (not confined)
+    pub confine: Option<ConfineOptions>,
+}
+
+/// What a confined child may change: it may read and run anything, write only beneath
+/// `writable` (and /dev/null, /dev/zero, /dev/full, /dev/tty), and use no network unless
+/// `network`.
+#[napi(object)]
+pub struct ConfineOptions {
+    /// The folders (or files) it may write, make and remove files in; each must exist.
+    pub writable: Vec<String>,
+    /// Whether it may use the network (any socket, TCP bind and connect). @default false
+    pub network: Option<bool>,
+}
+
+#[cfg(target_os = "linux")]
+impl From<&ConfineOptions> for fsgate_core::Confinement {
+    fn from(options: &ConfineOptions) -> fsgate_core::Confinement {
+        let mut c = fsgate_core::Confinement::new();
+        for path in &options.writable {
+            c.writable(path);
+        }
+        c.network(options.network.unwrap_or(false));
+        c
+    }
 }
 
 /// A child just started, in a session of its own: its pid and this side of its pipes,
@@ -52,6 +78,31 @@ pub fn native_spawn_available() -> bool {
     cfg!(target_os = "linux")
 }
 
+/// The Landlock ABI version of the kernel (0 without Landlock, and off Linux): `confine`
+/// needs at least 1.
+#[napi]
+pub fn landlock_abi() -> i32 {
+    #[cfg(target_os = "linux")]
+    return fsgate_core::landlock_abi();
+    #[cfg(not(target_os = "linux"))]
+    return 0;
+}
+
+/// Makes the host process dumpable or not (`prctl(PR_SET_DUMPABLE)`): not dumpable, its
+/// memory, environment and maps in /proc may not be read, nor the process ptraced, by
+/// other processes of the same user (root still may). Returns whether the setting took
+/// (false off Linux).
+#[napi]
+pub fn set_host_dumpable(dumpable: bool) -> bool {
+    #[cfg(target_os = "linux")]
+    return fsgate_core::set_host_dumpable(dumpable);
+    #[cfg(not(target_os = "linux"))]
+    return {
+        let _ = dumpable;
+        false
+    };
+}
+
 /// Starts a child on the I/O pool; the reply goes to `completer` as `id`.
 #[napi]
 pub fn spawn_child(completer: &Completer, id: u32, options: SpawnOptions) {
@@ -59,8 +110,14 @@ pub fn spawn_child(completer: &Completer, id: u32, options: SpawnOptions) {
     run_on_io_pool(completer, id, AnyReply::Spawned, move || {
         use std::os::fd::IntoRawFd;
         let cwd = std::path::PathBuf::from(&options.cwd);
-        let child =
-            fsgate_core::spawn(&options.file, &options.args, &options.env, &cwd, options.stdin.unwrap_or(false))?;
+        let stdin = options.stdin.unwrap_or(false);
+        let child = match &options.confine {
+            None => fsgate_core::spawn(&options.file, &options.args, &options.env, &cwd, stdin)?,
+            Some(confine) => {
+                let confinement = fsgate_core::Confinement::from(confine);
+                fsgate_core::spawn_confined(&options.file, &options.args, &options.env, &cwd, stdin, &confinement)?
+            }
+        };
         Ok(SpawnedChild {
             pid: child.pid,
             stdin: child.stdin.map(IntoRawFd::into_raw_fd),
