@@ -6,6 +6,7 @@
 import { createRequire } from 'node:module'
 
 import type * as Binding from '../native/index.cjs'
+import type { SessionLane } from './contract/fair.js'
 import { AbortedError, fsgateError, isErrorCode } from './errors.js'
 
 // Not named `require`: the CommonJS build (scripts/build-cjs.mjs) compiles this file too.
@@ -49,11 +50,20 @@ export function deliver(id: number, reply: Reply): void {
 /** The module's completer: `native.*` calls take it and an id, and answer through it. */
 export const completer = new native.Completer(deliver)
 
+type Start = (id: number, cancel?: Binding.CancelToken) => void
+
 /**
  * Starts one native call and waits for its reply; resolves its value or throws an
  * FsgateError. `start` gets the request id and, when there is a signal, a cancel token.
+ * With a session's `lane`, the call waits for the session's turn before it starts
+ * (contract/fair.ts), so that no session's flood holds the pool from the others.
  */
-export async function callNative<T>(start: (id: number, cancel?: Binding.CancelToken) => void, signal?: AbortSignal): Promise<T> {
+export async function callNative<T>(start: Start, signal?: AbortSignal, lane?: SessionLane): Promise<T> {
+  if (signal?.aborted) throw aborted()
+  return lane ? lane.run(() => startNative<T>(start, signal), signal) : startNative<T>(start, signal)
+}
+
+async function startNative<T>(start: Start, signal: AbortSignal | undefined): Promise<T> {
   if (signal?.aborted) throw aborted()
   // A token is a wrapped native object: made only when there is a signal to wire to it.
   const token = signal ? new native.CancelToken() : undefined

@@ -103,6 +103,7 @@ async function edit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> {
           cancel,
         ),
       ctx.signal,
+      ctx.lanes.io,
     )
     // Still under the lock: this session's next queued change must see this version.
     if (r.written) recordChange(ctx, plan, r.written)

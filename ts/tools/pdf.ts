@@ -115,6 +115,7 @@ async function readPdf(ctx: ToolContext, given: string, options: { pdfAll: boole
     (id, cancel) =>
       ctx.fs.read(completer, id, { path: abs, ranged: true, limit: 1, tokenLimit: 0, pdfMaxBytes: ctx.limits.pdfMaxBytes, ...options }, cancel),
     ctx.signal,
+    ctx.lanes.compute,
   ).catch((err) => {
     throw explainPdfError(err, given, ctx)
   })

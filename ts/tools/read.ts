@@ -85,6 +85,7 @@ async function read(input: ReadInput, ctx: ToolContext): Promise<ToolOutput> {
         cancel,
       ),
     ctx.signal,
+    ctx.lanes.compute,
   ).catch(async (err) => {
     throw await explain(explainPdfError(err, input.path, ctx), input.path, abs, ctx)
   })

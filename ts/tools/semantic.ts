@@ -88,7 +88,7 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
     }
     if (typeof bin !== 'string' && bin.refused) fallback = `${bin.why} These results are from the built-in ranker.`
     if (typeof bin === 'string') {
-      const real = await callNative<string>((id) => ctx.fs.searchRoot(completer, id, abs), ctx.signal).catch(async (err) => {
+      const real = await callNative<string>((id) => ctx.fs.searchRoot(completer, id, abs), ctx.signal, ctx.lanes.compute).catch(async (err) => {
         throw await explain(err)
       })
       const key = `${bin}\0${real}`
@@ -118,6 +118,7 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
   const r = await callNative<NativeRankResult>(
     (id, cancel) => ctx.fs.rank(completer, id, { path: abs, displayRoot: ctx.workspace, query: input.query, topK }, cancel),
     ctx.signal,
+    ctx.lanes.search,
   ).catch(async (err) => {
     throw await explain(err)
   })
@@ -142,7 +143,7 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
 async function usableSemble(ctx: ToolContext): Promise<string | { why: string; refused: boolean }> {
   const bin = findSemble()
   if (!bin) return { why: 'Semble is not installed (no semble binary on PATH).', refused: false }
-  const where = await callNative<NativeTarget>((id) => ctx.fs.target(completer, id, bin, true), ctx.signal).catch(() => undefined)
+  const where = await callNative<NativeTarget>((id) => ctx.fs.target(completer, id, bin, true), ctx.signal, ctx.lanes.compute).catch(() => undefined)
   if (!where || where.inside) {
     return { why: `The semble on PATH (${bin}) is inside the workspace or an allowed path, where the agent could change it, so fsgate does not run it.`, refused: true }
   }
@@ -162,6 +163,7 @@ async function confirmHits(found: SembleHit[], real: string, ctx: ToolContext): 
       (id, cancel) =>
         ctx.fs.read(completer, id, { path: full, offset: h.startLine, limit: Math.min(lines, SNIPPET_LINES), ranged: true, maxLineChars: 500, tokenLimit: 0 }, cancel),
       ctx.signal,
+      ctx.lanes.compute,
     ).catch(() => undefined)
     const within = r !== undefined && (r.realPath === real || r.realPath.startsWith(real + path.sep))
     if (!within || r.kind !== 'text' || !r.text) return undefined

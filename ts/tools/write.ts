@@ -81,7 +81,7 @@ async function write(input: WriteInput, ctx: ToolContext): Promise<ToolOutput> {
   requireRead(ctx, plan)
   await requireConsent(ctx, plan, input.grant_phrase)
   const w = await underLock(ctx, plan, 'dest', async (checks) => {
-    const w = await callNative<NativeWriteResult>((id) => ctx.fs.write(completer, id, { path: plan.dest, text: input.content, checks }), ctx.signal)
+    const w = await callNative<NativeWriteResult>((id) => ctx.fs.write(completer, id, { path: plan.dest, text: input.content, checks }), ctx.signal, ctx.lanes.io)
     // Still under the lock: this session's next queued change must see this version.
     recordChange(ctx, plan, w)
     return w

@@ -1,8 +1,9 @@
 //! fsgate-node: the napi-rs bindings of fsgate-core, and nothing else.
 //!
-//! Every heavy call parses its options, runs one core function on the addon's own
-//! worker pool (sized to the machine, separate from libuv's pool that Node's fs calls
-//! share), and answers through the module's one [`Completer`] with the request's id.
+//! Every heavy call parses its options, runs one core function on one of the addon's own
+//! worker pools (reads, searches and disk-bound writes each have theirs, sized to the
+//! machine and separate from libuv's pool that Node's fs calls share), and answers
+//! through the module's one [`Completer`] with the request's id.
 //! Failures answer too, as a [`NativeError`] with a stable `code` chosen in one place
 //! ([`code_of`]), so no JavaScript ever parses a message. A panic in the core becomes an
 //! `INTERNAL` error, never a crash of the host.
@@ -10,6 +11,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 
 use fsgate_core as core;
@@ -23,7 +25,10 @@ mod search;
 pub use change::{
     ChangeChecks, EditFailureInfo, EditOptions, EditResult, LineCandidate, TargetResult, WriteOptions, WriteResult,
 };
-pub use process::{native_spawn_available, spawn_child, wait_child, ChildExit, SpawnOptions, SpawnedChild};
+pub use process::{
+    landlock_abi, native_spawn_available, set_host_dumpable, spawn_child, wait_child, ChildExit, ConfineOptions,
+    SpawnOptions, SpawnedChild,
+};
 pub use search::{GlobOptions, GlobResult, GrepOptions, GrepResult, RankHitInfo, RankOptions, RankResult, WalkOptions};
 
 /// The addon's worker pool: one thread per core, never the JS thread or libuv's pool.
@@ -34,6 +39,30 @@ static POOL: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
         .thread_name(|i| format!("fsgate-worker-{i}"))
         .build()
         .expect("the fsgate worker pool starts")
+});
+
+/// How many search pools there are: the TypeScript facade (ts/contract/fair.ts) hands
+/// the addon at most this many searches at once (one for each of two sessions, one more
+/// for a session with none running), so that each running search has a pool to itself.
+const SEARCH_POOLS: usize = 3;
+
+/// The pools for searches (globs, content searches, ranking), each of one thread per
+/// core, apart from [`POOL`] and from one another. A search spawns tasks on its pool, and
+/// rayon runs spawned tasks before it takes a new call, so on a shared pool a 5-line read
+/// or a search of one small folder waited until every running search had finished; here
+/// a call takes the pool with the fewest searches running and the system shares the cores.
+static SEARCH: LazyLock<Vec<(rayon::ThreadPool, AtomicUsize)>> = LazyLock::new(|| {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).max(2);
+    (0..SEARCH_POOLS)
+        .map(|p| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(move |i| format!("fsgate-search-{p}-{i}"))
+                .build()
+                .expect("the fsgate search pools start");
+            (pool, AtomicUsize::new(0))
+        })
+        .collect()
 });
 
 /// The pool for work that waits on the disk (writes flushed with fsync): more threads
@@ -136,6 +165,26 @@ where
     F: FnOnce() -> core::Result<T> + Send + 'static,
 {
     run_on(&POOL, completer, id, wrap, work)
+}
+
+/// Like [`run_on_pool`], on the search pool with the fewest searches running: for walks
+/// over folders, which spawn tasks of their own.
+pub(crate) fn run_on_search_pool<T, F>(completer: &Completer, id: u32, wrap: fn(Reply<T>) -> AnyReply, work: F)
+where
+    T: Send + 'static,
+    F: FnOnce() -> core::Result<T> + Send + 'static,
+{
+    let (at, (pool, _)) = SEARCH
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, (_, running))| running.load(Ordering::Relaxed))
+        .expect("a search pool");
+    SEARCH[at].1.fetch_add(1, Ordering::Relaxed);
+    run_on(pool, completer, id, wrap, move || {
+        let out = catch_unwind(AssertUnwindSafe(work));
+        SEARCH[at].1.fetch_sub(1, Ordering::Relaxed);
+        out.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// Like [`run_on_pool`], on the I/O pool: for work that spends its time waiting on the disk.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use fsgate_core as core;
 use napi_derive::napi;
 
-use crate::{cancel_of, run_on_pool, AnyReply, CancelToken, Completer, Workspace};
+use crate::{cancel_of, run_on_pool, run_on_search_pool, AnyReply, CancelToken, Completer, Workspace};
 
 /// Which files a search walks.
 #[napi(object)]
@@ -142,7 +142,7 @@ impl From<core::GrepOutcome> for GrepResult {
 
 #[napi]
 impl Workspace {
-    /// Lists the files matching a glob on the worker pool; the reply goes to `completer` as `id`.
+    /// Lists the files matching a glob on the search pool; the reply goes to `completer` as `id`.
     #[napi]
     pub fn glob(&self, completer: &Completer, id: u32, options: GlobOptions, cancel: Option<&CancelToken>) {
         let roots = self.roots.clone();
@@ -157,13 +157,13 @@ impl Workspace {
         config.limit(options.limit.unwrap_or(1000) as usize);
         let (base, display_root, pattern) =
             (PathBuf::from(options.path), PathBuf::from(options.display_root), options.pattern);
-        run_on_pool(completer, id, AnyReply::Glob, move || {
+        run_on_search_pool(completer, id, AnyReply::Glob, move || {
             let out = core::glob_files(&roots, &base, &display_root, &pattern, &config, &cancel)?;
             Ok(GlobResult { paths: out.paths.join("\0"), total: out.total as u32, errors: out.errors })
         });
     }
 
-    /// Searches file contents on the worker pool; the reply goes to `completer` as `id`.
+    /// Searches file contents on the search pool; the reply goes to `completer` as `id`.
     #[napi]
     pub fn grep(&self, completer: &Completer, id: u32, options: GrepOptions, cancel: Option<&CancelToken>) {
         let roots = self.roots.clone();
@@ -187,7 +187,7 @@ impl Workspace {
             .max_output(options.max_output.map_or(256 << 10, |b| b.max(0.0) as usize));
         let (base, display_root, pattern) =
             (PathBuf::from(options.path), PathBuf::from(options.display_root), options.pattern);
-        run_on_pool(completer, id, AnyReply::Grep, move || {
+        run_on_search_pool(completer, id, AnyReply::Grep, move || {
             core::grep(&roots, &base, &display_root, &pattern, &config, &cancel).map(GrepResult::from)
         });
     }
@@ -280,7 +280,7 @@ impl Workspace {
         config.top_k(options.top_k.unwrap_or(8) as usize);
         let (base, display_root, query) =
             (PathBuf::from(options.path), PathBuf::from(options.display_root), options.query);
-        run_on_pool(completer, id, AnyReply::Rank, move || {
+        run_on_search_pool(completer, id, AnyReply::Rank, move || {
             core::rank_folder(&roots, &base, &display_root, &query, &config, &index, &cancel).map(RankResult::from)
         });
     }
