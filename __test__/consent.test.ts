@@ -343,9 +343,15 @@ describe('session.noteUserMessage: only phrases the user wrote grant', () => {
     const p2 = gate(echoed, 'src/')
     expect(echoed.data?.refused).toBe(true)
     expect(disk(fx, 'src/a.txt')).toBe('alpha\n')
-    // The user writes the new phrase; now it grants.
-    fx.session.noteUserMessage(`Yes, go ahead: ${p2}`)
-    ok(await overwrite(fx.session, 'src/a.txt', 'x\n', p2))
+    // The phrase buried in pasted text does not count: a file or a command's output may carry it.
+    fx.session.noteUserMessage(`Here is the log you asked for:\n[info] done, said ${p2} and exited`)
+    const buried = await overwrite(fx.session, 'src/a.txt', 'x\n', p2)
+    const p3 = gate(buried, 'src/')
+    expect(buried.data?.refused).toBe(true)
+    expect(disk(fx, 'src/a.txt')).toBe('alpha\n')
+    // The user writes the new phrase on a line of its own; now it grants.
+    fx.session.noteUserMessage(`Yes, go ahead:\n"${p3}".`)
+    ok(await overwrite(fx.session, 'src/a.txt', 'x\n', p3))
     expect(disk(fx, 'src/a.txt')).toBe('x\n')
   })
 

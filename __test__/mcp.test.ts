@@ -272,15 +272,17 @@ describe('stdio', () => {
   it('sends the approval phrase to the user, never to the model, when the client cannot elicit', async () => {
     const dir = makeWorkspace()
     const { client, logs, stderr } = await stdio(dir)
-    const text = await fails(client, 'shell', { command: 'touch approved.txt' }, 'APPROVAL_REQUIRED')
+    // High: a sandboxed command that still needs the user.
+    const text = await fails(client, 'shell', { command: 'rm -rf src' }, 'APPROVAL_REQUIRED')
     expect(text).not.toMatch(/approve command/)
-    expect(text).toMatch(/outside this conversation/)
-    // The phrase is in the server's log and in a log notification to the client.
+    expect(text).toMatch(/server's own log/)
+    // The phrase is in the server's own log only: nothing sent to the client carries it,
+    // not even a log notification (it travels on the tool call's response stream).
     const phrase = (await waitFor(stderr, /tell the assistant: (approve command [0-9a-z-]+)/))[1]
-    expect(logs.some((l) => l.includes(phrase))).toBe(true)
-    expect(fs.existsSync(path.join(dir, 'approved.txt'))).toBe(false)
-    await ok(client, 'shell', { command: 'touch approved.txt', grant_phrase: phrase })
-    expect(fs.existsSync(path.join(dir, 'approved.txt'))).toBe(true)
+    expect(logs.some((l) => l.includes(phrase) || l.includes(phrase.split(' ').pop() as string))).toBe(false)
+    expect(fs.existsSync(path.join(dir, 'src'))).toBe(true)
+    await ok(client, 'shell', { command: 'rm -rf src', grant_phrase: phrase })
+    expect(fs.existsSync(path.join(dir, 'src'))).toBe(false)
   })
 
   it("aborts a running command when the client cancels the call", async () => {
@@ -328,9 +330,9 @@ describe('elicitation', () => {
     expect(asked).toHaveLength(1)
     expect(asked[0]).toMatch(/src\/parse\.ts/)
     expect(asked[0]).toMatch(/src\//)
-    await ok(client, 'shell', { command: 'touch made.txt' })
-    expect(fs.existsSync(path.join(dir, 'made.txt'))).toBe(true)
-    expect(asked[1]).toMatch(/medium-risk shell command[\s\S]*touch made\.txt/)
+    await ok(client, 'shell', { command: 'rm -rf src' })
+    expect(fs.existsSync(path.join(dir, 'src'))).toBe(false)
+    expect(asked[1]).toMatch(/high-risk shell command in the sandbox[\s\S]*rm -rf src/)
   })
 
   it('refuses on no, decline and cancel', async () => {
@@ -339,7 +341,8 @@ describe('elicitation', () => {
     const { client, asked } = await stdio(dir, [], () => answers[(asked.length - 1) % answers.length])
     await ok(client, 'file_read', { path: 'notes.txt' })
     expect(await fails(client, 'file_write', { path: 'notes.txt', content: 'x\n' }, 'PERMISSION_DENIED')).toMatch(/declined/)
-    expect(await fails(client, 'shell', { command: 'touch no.txt' }, 'APPROVAL_REQUIRED')).toMatch(/declined/)
+    expect(await fails(client, 'shell', { command: 'rm -rf src' }, 'APPROVAL_REQUIRED')).toMatch(/declined/)
+    expect(fs.existsSync(path.join(dir, 'src/parse.ts'))).toBe(true)
     await fails(client, 'file_edit', { path: 'notes.txt', old_string: 'beta', new_string: 'BETA' }, 'PERMISSION_DENIED')
     expect(asked).toHaveLength(3)
     expect(fs.readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\ngamma\n')
@@ -359,14 +362,16 @@ describe('Streamable HTTP', () => {
     const a = await httpClient(url)
     expect((await a.client.listTools()).tools).toHaveLength(9)
     expect(await ok(a.client, 'file_read', { path: 'notes.txt', offset: 2, limit: 1 })).toContain('beta')
-    await fails(a.client, 'shell', { command: 'touch a.txt' }, 'APPROVAL_REQUIRED')
+    await fails(a.client, 'shell', { command: 'rm -rf src' }, 'APPROVAL_REQUIRED')
+    // Over HTTP no notification carries the phrase on the call's stream either.
+    expect(a.logs.some((l) => /approve command/.test(l))).toBe(false)
+    expect(fs.existsSync(path.join(dir, 'src'))).toBe(true)
 
     // A second session, whose client elicits: its own fsgate session and flow.
     const b = await httpClient(url, { action: 'accept', content: { allow: true } })
-    await ok(b.client, 'shell', { command: 'touch b.txt' })
+    await ok(b.client, 'shell', { command: 'rm -rf src' })
     expect(b.asked).toHaveLength(1)
-    expect(fs.existsSync(path.join(dir, 'b.txt'))).toBe(true)
-    expect(fs.existsSync(path.join(dir, 'a.txt'))).toBe(false)
+    expect(fs.existsSync(path.join(dir, 'src'))).toBe(false)
 
     child.kill('SIGTERM')
     expect(await exited(child)).toBe(0)

@@ -85,7 +85,7 @@ describe('OTP gating at dispatch', () => {
   })
 
   it('keeps a code that a refusal after it did not use (approval), and spends it on the call that runs', async () => {
-    const { dir, session } = workspace({ policy: { otp: { secret: SECRET, actions: ['shell:medium'] } } })
+    const { dir, session } = workspace({ policy: { sandbox: 'none', otp: { secret: SECRET, actions: ['shell:medium'] } } })
     const c = code()
     const first = await session.call('shell', { command: 'touch made', otp: c })
     fails(first, 'APPROVAL_REQUIRED')

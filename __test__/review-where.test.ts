@@ -39,7 +39,7 @@ function runCli(args: string[], cwd: string) {
 describe('adapters: the approval phrase', () => {
   it('AI SDK: the approval phrase does not reach the model when the host converts UI messages (convertToModelMessages without tools)', async () => {
     const dir = tempDir('fsgate-review-ai-')
-    const session = createToolkit({ workspace: dir }).createSession()
+    const session = createToolkit({ workspace: dir, policy: { sandbox: 'none' } }).createSession()
     const tools = aiSdkTools(session, { tool, jsonSchema })
     const output = (await tools.shell.execute({ command: 'touch x.txt' }, {})) as ToolResult
     expect(output.error?.code).toBe('APPROVAL_REQUIRED')
@@ -56,7 +56,7 @@ describe('adapters: the approval phrase', () => {
 
   it('Anthropic/OpenAI runners: the host gets each ToolResult, so it can show the user the approval phrase the model is told about', async () => {
     const dir = tempDir('fsgate-review-anthropic-')
-    const session = createToolkit({ workspace: dir }).createSession() // guarded, no onApproval: the phrase flow
+    const session = createToolkit({ workspace: dir, policy: { sandbox: 'none' } }).createSession() // guarded, no onApproval: the phrase flow
     const seen: ToolResult[] = []
     const blocks = await runAnthropicToolUses(session, [{ type: 'tool_use', id: 't1', name: 'shell', input: { command: 'touch x.txt' } }], {
       onResult: (r: ToolResult) => seen.push(r),

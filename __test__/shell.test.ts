@@ -219,7 +219,7 @@ describe('process control', () => {
 
 describe('approval', () => {
   it('revka: the model approves with approved: true', async () => {
-    const { dir, session } = workspace({ preset: 'revka' })
+    const { dir, session } = workspace({ preset: 'revka', policy: { sandbox: 'none' } })
     const r = await session.call('shell', { command: 'echo hi > out.txt' })
     const t = fails(r, 'APPROVAL_REQUIRED')
     expect(t).toMatch(/rated medium risk/)
@@ -231,7 +231,7 @@ describe('approval', () => {
   })
 
   it('guarded: the model cannot approve itself; a user phrase approves that exact command once', async () => {
-    const { dir, session } = workspace()
+    const { dir, session } = workspace({ policy: { sandbox: 'none' } })
     const first = await session.call('shell', { command: 'echo hi > out.txt', approved: true })
     const t = fails(first, 'APPROVAL_REQUIRED')
     const phrase = first.data?.grantPhrase as string
@@ -250,7 +250,7 @@ describe('approval', () => {
   })
 
   it('guarded: a wrong phrase voids the request', async () => {
-    const { session } = workspace()
+    const { session } = workspace({ policy: { sandbox: 'none' } })
     const first = await session.call('shell', { command: 'touch a' })
     const phrase = first.data?.grantPhrase as string
     const wrong = await session.call('shell', { command: 'touch a', grant_phrase: 'approve command 0000-0000' })
@@ -259,13 +259,13 @@ describe('approval', () => {
   })
 
   it('guarded: with user messages noted, the phrase must come from the user', async () => {
-    const { session } = workspace()
+    const { session } = workspace({ policy: { sandbox: 'none' } })
     const first = await session.call('shell', { command: 'touch a' })
     session.noteUserMessage('please go ahead')
     const phrase = first.data?.grantPhrase as string
     fails(await session.call('shell', { command: 'touch a', grant_phrase: phrase }), 'APPROVAL_REQUIRED')
     const second = await session.call('shell', { command: 'touch a' })
-    session.noteUserMessage(`ok: ${second.data?.grantPhrase}`)
+    session.noteUserMessage(`ok:\n${second.data?.grantPhrase}`)
     ok(await session.call('shell', { command: 'touch a', grant_phrase: second.data?.grantPhrase }))
   })
 
@@ -350,9 +350,16 @@ describe.skipIf(!bwrapWorks)('bwrap sandbox', () => {
 
 describe('bwrap missing', () => {
   it('refuses to run unsandboxed when bwrap is configured but absent', async () => {
-    const { toolkit, session } = workspace({ preset: 'claude-code', policy: { sandbox: 'bwrap' } })
-    ;(toolkit as unknown as { bwrapPath: string | null }).bwrapPath = null
-    fails(await session.call('Bash', { command: 'echo hi' }), 'BACKEND_UNAVAILABLE')
+    const { dir, session } = workspace({ preset: 'claude-code', policy: { sandbox: 'bwrap' } })
+    const saved = process.env.PATH
+    process.env.PATH = '/nonexistent'
+    try {
+      const r = await session.call('Bash', { command: 'touch ran' })
+      expect(fails(r, 'BACKEND_UNAVAILABLE')).toMatch(/bubblewrap is not installed/)
+    } finally {
+      process.env.PATH = saved
+    }
+    expect(fs.existsSync(path.join(dir, 'ran'))).toBe(false)
   })
 })
 
@@ -375,7 +382,7 @@ describe('many calls at once', () => {
 
 describe('typed method', () => {
   it('session.shell returns the output and throws FsgateError codes', async () => {
-    const { session } = workspace()
+    const { session } = workspace({ policy: { sandbox: 'none' } })
     const out = await session.shell({ command: 'echo typed' })
     expect(textOf(out)).toBe('typed')
     expect(out.data?.exitCode).toBe(0)

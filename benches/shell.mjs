@@ -37,6 +37,11 @@ const BIG_GOAL_MS = 10
 const BIG_RUNS = 40
 const GIT_ROUNDS = 20
 const GIT_GOAL = 1.5
+const SANDBOX_ROUNDS = 150
+const SANDBOX_GOAL_MS = 5
+const SANDBOX_LOAD_CALLS = 16
+const SANDBOX_LOAD_SECONDS = 4
+const SANDBOX_LAG_GOAL_MS = 20
 
 /**
  * Runs the shell benchmarks. `ctx` carries the addon's public API (`fsgate`) and run.mjs's
@@ -51,6 +56,7 @@ export async function benchShell(ctx) {
   await benchLoad(ctx, ws)
   benchClassify(ctx)
   await benchGit(ctx)
+  await benchSandbox(ctx, ws)
 }
 
 /** `sh -c command` through execFile, resolving with stdout (rejects on a non-zero exit). */
@@ -805,4 +811,69 @@ async function benchGit(ctx) {
     ],
   )
   goalAtMost('11f. git_operations status, 5,000 files, time / git status', GIT_GOAL, `${fmtRatio(res.fsgate.median / g)} (${fmtMs(res.fsgate.median)} vs ${fmtMs(g)})`, res.fsgate.median / g)
+}
+
+// ---------------------------------------------------------------------------------------
+// 11g. The sandbox: what it adds to a call, and the event loop with 16 sandboxed sessions
+// ---------------------------------------------------------------------------------------
+async function benchSandbox(ctx, ws) {
+  const { fsgate, section, goals, status } = ctx
+  const sandboxed = async (kind) => {
+    const session = fsgate.createToolkit({ workspace: ws, preset: 'claude-code', policy: { sandbox: kind } }).createSession()
+    const r = await session.call('Bash', { command: 'true' })
+    return r.isError ? null : session
+  }
+  const sessions = { none: await sandboxed('none'), bwrap: await sandboxed('bwrap'), landlock: await sandboxed('landlock') }
+  const call = (session, backend) => async () => {
+    const r = okBash(await session.call('Bash', { command: 'true' }), `true in ${backend}`)
+    if (r.data.exitCode !== 0 || r.data.sandbox !== backend) throw new Error(`true in ${backend}: exit ${r.data.exitCode}, sandbox ${r.data.sandbox}`)
+  }
+  const c = { execFile: () => execSh('true', { cwd: ws }) }
+  for (const [backend, session] of Object.entries(sessions)) if (session) c[backend] = call(session, backend)
+  const res = await interleave(Object.fromEntries(Object.entries(c).map(([k, fn]) => [k, { fn, warmup: 10 }])), { rounds: SANDBOX_ROUNDS })
+  const base = res.none.median
+  const line = (label, x) => [label, fmtMs(x.median), fmtMs(percentile(x.times, 95)), fmtMs(x.min), x === res.none || x === res.execFile ? '—' : `+${fmtMs(x.median - base)}`, fmtRatio(x.median / res.execFile.median)]
+  const rows = [
+    line('Node `execFile("sh", ["-c", "true"])`', res.execFile),
+    line('fsgate `Bash "true"`, `sandbox: "none"`', res.none),
+    ...(res.bwrap ? [line('fsgate `Bash "true"`, `sandbox: "bwrap"` (namespaces, binds, the git paths noted and checked)', res.bwrap)] : []),
+    ...(res.landlock ? [line('fsgate `Bash "true"`, `sandbox: "landlock"` (Landlock + seccomp, a private TMPDIR made and removed, the git paths checked)', res.landlock)] : []),
+  ]
+  // 16 sessions each running sandboxed commands back to back, with the loop sampled.
+  const loads = {}
+  for (const backend of ['bwrap', 'landlock']) {
+    if (!sessions[backend]) continue
+    const tk = fsgate.createToolkit({ workspace: ws, preset: 'claude-code', policy: { sandbox: backend } })
+    const probe = loopProbe()
+    let calls = 0
+    const end = now() + SANDBOX_LOAD_SECONDS * 1000
+    probe.start()
+    await Promise.all(
+      Array.from({ length: SANDBOX_LOAD_CALLS }, async () => {
+        const one = call(tk.createSession(), backend)
+        do {
+          await one()
+          calls++
+        } while (now() < end)
+      }),
+    )
+    probe.stop()
+    loads[backend] = { ...probe.result(), calls }
+  }
+  const loadRows = Object.entries(loads).map(([backend, x]) => [`${SANDBOX_LOAD_CALLS} sessions, \`Bash "true"\` in ${backend}, back to back`, fmtMs(x.hP50), fmtMs(x.hP99), fmtMs(x.hMax), fmtMs(x.lagP99), `${fmtNum(x.calls)} calls, ${fmtNum(Math.round(x.calls / SANDBOX_LOAD_SECONDS))}/s`])
+  section(
+    '11g. shell: the sandbox (what it adds to a call; 16 sandboxed sessions)',
+    `Each row runs \`sh -c true\` in the same workspace (not a git repository), 10 times untimed, then all interleaved in ${SANDBOX_ROUNDS} rounds, one call at a time; median, p95, min. Every fsgate call is checked for exit 0 and for \`data.sandbox\` naming the backend it asked for. Below: ${SANDBOX_LOAD_CALLS} sessions of one toolkit each run sandboxed \`true\` back to back for ${SANDBOX_LOAD_SECONDS} s while the event loop is sampled as in 11d.`,
+    table(['method', 'median', 'p95', 'min', 'added to sandbox "none"', 'time / execFile'], rows) + '\n\n' + table(['load', 'loop delay p50', 'loop delay p99', 'loop delay max', 'setInterval(1) lag p99', 'throughput'], loadRows),
+    [
+      'bwrap is a setuid-free program of its own: the call starts it, it sets up the namespaces and mounts and then starts `sh`, so its cost is one more exec and the mount work. Landlock is set up by the addon in the child between its fork and its exec (a clone that shares memory until then): a few system calls, plus the private TMPDIR.',
+    ],
+  )
+  for (const backend of ['bwrap', 'landlock']) {
+    if (!res[backend]) continue
+    const added = res[backend].median - base
+    goals.push({ bench: `11g. sandbox (${backend}) adds to a Bash call`, goal: `≤ ${SANDBOX_GOAL_MS} ms`, measured: `+${fmtMs(added)} (${fmtMs(res[backend].median)} vs ${fmtMs(base)} unsandboxed)`, met: status(SANDBOX_GOAL_MS / Math.max(added, 1e-9)) })
+    const l = loads[backend]
+    goals.push({ bench: `11g. event-loop p99, ${SANDBOX_LOAD_CALLS} sessions of ${backend} commands`, goal: `< ${SANDBOX_LAG_GOAL_MS} ms`, measured: `${fmtMs(l.hP99)} (setInterval lag p99 ${fmtMs(l.lagP99)})`, met: status(SANDBOX_LAG_GOAL_MS / Math.max(l.hP99, l.lagP99, 1e-9)) })
+  }
 }

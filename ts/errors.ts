@@ -128,3 +128,36 @@ export function fsgateError(code: ErrorCode, message: string, details?: ErrorDet
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && (ERROR_CODES as readonly string[]).includes(code)
 }
+
+/**
+ * `text` cut to at most `maxBytes` bytes of UTF-8 (never inside a character), with "…"
+ * when cut: what a message may echo of a model's regex, glob or command.
+ */
+export function clip(text: string, maxBytes = 200): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text
+  return `${head(text, maxBytes - 3)}…`
+}
+
+/**
+ * Like `clip`, keeping the start and the end (where a parser's message says what is
+ * wrong): `head … tail`.
+ */
+export function clipMiddle(text: string, maxBytes = 400): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text
+  const half = Math.floor((maxBytes - 5) / 2)
+  const tail = [...text].reverse().join('')
+  return `${head(text, half)} … ${[...head(tail, half)].reverse().join('')}`
+}
+
+/** The longest start of `text` that fits in `maxBytes` bytes of UTF-8. */
+function head(text: string, maxBytes: number): string {
+  let bytes = 0
+  let end = 0
+  for (const ch of text) {
+    const n = Buffer.byteLength(ch)
+    if (bytes + n > maxBytes) break
+    bytes += n
+    end += ch.length
+  }
+  return text.slice(0, end)
+}

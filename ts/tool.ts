@@ -10,19 +10,22 @@ import type { Limits } from './limits.js'
 import type { Preset, PresetName } from './policy/presets.js'
 import type { Dialect } from './policy/presets.js'
 import type { ContentBlock, ToolOutput, ToolResult } from './result.js'
+import type { SessionLanes } from './contract/fair.js'
 import type { EditHistory } from './contract/history.js'
 import type { ReadLedger } from './contract/ledger.js'
 import type { PathLocks } from './contract/locks.js'
 import type { ConsentGate, PermissionHandler } from './policy/consent.js'
 import type { native } from './native.js'
 import type { ProcessRegistry } from './process/run.js'
-import type { SandboxKind } from './process/sandbox.js'
+import type { Sandbox } from './process/sandbox.js'
 import type { ApprovalGrants } from './policy/approval.js'
 import { chargeBudget, checkAutonomyAndOtp, type GateContext, type StopSwitch } from './policy/gate.js'
 
 /** Everything a tool's `run` may use; built by the session for each call. */
 export interface ToolContext {
   workspace: string
+  /** policy.allowedPaths, real. */
+  allowedPaths: readonly string[]
   /** The user's home folder, real. */
   home: string
   sessionId: string
@@ -40,6 +43,8 @@ export interface ToolContext {
   dedup: boolean
   countTokens?: (text: string) => Promise<number> | number
   signal?: AbortSignal
+  /** The session's turns at the addon's pools: native calls pass one (contract/fair.ts). */
+  lanes: SessionLanes
   /** The name the model called the tool by. */
   calledAs: string
   dialect: Dialect
@@ -57,9 +62,10 @@ export interface ToolContext {
   approvals: ApprovalGrants
   /** Executables shell never runs (policy.deniedCommands). */
   deniedCommands: readonly string[]
-  sandbox: SandboxKind
-  /** Where bwrap is, when installed. */
-  bwrapPath: string | null
+  /** The sandbox shell commands run in. */
+  sandbox: Sandbox
+  /** Whether the host lets a model ask for an unsandboxed run (policy.allowUnsandboxed). */
+  allowUnsandboxed: boolean
 }
 
 /** A risky command waiting for the host's approval. */
@@ -72,6 +78,8 @@ export interface ApprovalRequest {
   risk: 'medium' | 'high'
   /** Why it is rated so, for the user. */
   reason: string
+  /** Whether it would run inside the sandbox (false: unsandboxed, with the host's own rights). */
+  sandboxed: boolean
 }
 
 export type ApprovalHandler = (request: ApprovalRequest) => Promise<boolean> | boolean

@@ -8,6 +8,7 @@ import { realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 
+import { FairShares } from './contract/fair.js'
 import { EditHistory, type HistoryEntry } from './contract/history.js'
 import { ReadLedger } from './contract/ledger.js'
 import { PathLocks } from './contract/locks.js'
@@ -22,7 +23,7 @@ import { isEnvName } from './policy/env.js'
 import { StopSwitch } from './policy/gate.js'
 import { OtpGate, type OtpOptions } from './policy/otp.js'
 import { ProcessRegistry } from './process/run.js'
-import { findExecutable, type SandboxKind } from './process/sandbox.js'
+import { Sandbox, SANDBOX_KINDS, type SandboxKind } from './process/sandbox.js'
 import { resolvePath } from './policy/paths.js'
 import { isPresetName, PRESETS, type Autonomy, type Dialect, type OutsideWorkspace, type Preset, type PresetName } from './policy/presets.js'
 import type { ToolOutput, ToolResult } from './result.js'
@@ -59,8 +60,24 @@ export interface PolicyOptions {
   allowedCommands?: string[] | null
   /** Executables shell never runs. */
   deniedCommands?: string[]
-  /** 'none' (default) or 'bwrap': read-only root, writable workspace, no network. */
+  /**
+   * Where shell commands run (SPEC §8.1): 'auto' (the default, except in full autonomy,
+   * where it is 'none') takes bwrap, else Landlock, else Seatbelt, else none; 'bwrap',
+   * 'landlock' and 'seatbelt' insist on that one (BACKEND_UNAVAILABLE when it cannot start).
+   */
   sandbox?: SandboxKind
+  /** Whether sandboxed commands may reach the network. Default false. */
+  network?: boolean
+  /** Whether a model may ask for an unsandboxed run (`dangerouslyDisableSandbox`), which then needs approval. Default false. */
+  allowUnsandboxed?: boolean
+  /**
+   * Whether the host process stays dumpable. By default a toolkit in supervised or
+   * read_only autonomy makes it not dumpable (Linux): its memory and environment, where
+   * approval phrases and API keys live, are then closed to the commands of the same user
+   * that run outside a sandbox. It also writes no core dump and cannot be attached to by
+   * a debugger of that user. `true` leaves it as it is.
+   */
+  hostDumpable?: boolean
 }
 
 export interface ToolkitOptions {
@@ -111,6 +128,8 @@ export class Toolkit {
   readonly fs: InstanceType<typeof native.Workspace>
   /** The per-path write locks every session shares. @internal */
   readonly locks = new PathLocks()
+  /** Each session's fair share of the addon's pools (issue 17). @internal */
+  readonly fair = new FairShares()
   /** Working copies made outside the roots (SPEC §5.2), which may be changed in place. @internal */
   readonly workingCopies = new Set<string>()
   /** The user's home folder, real. @internal */
@@ -127,10 +146,8 @@ export class Toolkit {
   readonly envPassthrough: readonly string[]
   /** @internal */
   readonly deniedCommands: readonly string[]
-  /** @internal */
-  readonly sandbox: SandboxKind
-  /** @internal */
-  readonly bwrapPath: string | null
+  /** The sandbox of every shell command. @internal */
+  readonly sandbox: Sandbox
   private readonly byName = new Map<string, { tool: Tool<never>; dialect: Dialect }>()
 
   constructor(options: ToolkitOptions) {
@@ -160,8 +177,14 @@ export class Toolkit {
     this.otp = options.policy?.otp ? new OtpGate(options.policy.otp, (a) => [a, ...(TOOLS.find((t) => t.names.has(a))?.names.keys() ?? [])]) : null
     this.envPassthrough = [...(options.policy?.shellEnvPassthrough ?? [])]
     this.deniedCommands = [...(options.policy?.deniedCommands ?? [])]
-    this.sandbox = options.policy?.sandbox ?? 'none'
-    this.bwrapPath = this.sandbox === 'bwrap' ? findExecutable('bwrap') : null
+    this.sandbox = new Sandbox({
+      kind: options.policy?.sandbox ?? (this.preset.autonomy === 'full' ? 'none' : 'auto'),
+      workspace: this.workspace,
+      writable: this.allowedPaths,
+      home: this.home,
+      network: options.policy?.network === true,
+    })
+    if (this.preset.autonomy !== 'full' && options.policy?.hostDumpable !== true) native.setHostDumpable(false)
     for (const tool of TOOLS) for (const [name, dialect] of tool.names) this.byName.set(name, { tool, dialect })
   }
 
@@ -377,6 +400,7 @@ export class Session {
       workspace: tk.workspace,
       home: tk.home,
       sessionId: this.id,
+      allowedPaths: tk.allowedPaths,
       fs: tk.fs,
       limits: tk.limits,
       presetName: tk.presetName,
@@ -391,6 +415,7 @@ export class Session {
       countTokens: tk.options.countTokens,
       // A stop aborts the calls in flight too.
       signal: signal ? AbortSignal.any([signal, stop]) : stop,
+      lanes: tk.fair.lanes(this.id),
       calledAs: name,
       dialect,
       gate: { autonomy: tk.preset.autonomy, budget: this.budget, countEveryCall: tk.preset.countEveryCall, otp: tk.otp },
@@ -401,7 +426,7 @@ export class Session {
       approvals: this.approvals,
       deniedCommands: tk.deniedCommands,
       sandbox: tk.sandbox,
-      bwrapPath: tk.bwrapPath,
+      allowUnsandboxed: tk.options.policy?.allowUnsandboxed === true,
     }
   }
 }
@@ -418,6 +443,9 @@ const POLICY_KEYS = new Set([
   'allowedCommands',
   'deniedCommands',
   'sandbox',
+  'network',
+  'allowUnsandboxed',
+  'hostDumpable',
 ])
 const AUTONOMY = new Set(['read_only', 'supervised', 'full'])
 
@@ -459,8 +487,11 @@ function checkPolicy(policy: PolicyOptions | undefined): void {
       throw new TypeError(`fsgate: policy.${key} must be an array of executable names (no paths)`)
     }
   }
-  if (policy.sandbox !== undefined && policy.sandbox !== 'none' && policy.sandbox !== 'bwrap') {
-    throw new TypeError(`fsgate: policy.sandbox must be 'none' or 'bwrap', got '${String(policy.sandbox)}'`)
+  if (policy.sandbox !== undefined && !SANDBOX_KINDS.includes(policy.sandbox)) {
+    throw new TypeError(`fsgate: policy.sandbox must be one of ${SANDBOX_KINDS.join(', ')}, got '${String(policy.sandbox)}'`)
+  }
+  for (const key of ['network', 'allowUnsandboxed', 'hostDumpable'] as const) {
+    if (policy[key] !== undefined && typeof policy[key] !== 'boolean') throw new TypeError(`fsgate: policy.${key} must be true or false`)
   }
   if (policy.otp !== undefined) checkOtp(policy.otp)
   if (policy.allowedPaths !== undefined && !(Array.isArray(policy.allowedPaths) && policy.allowedPaths.every((p) => typeof p === 'string'))) {

@@ -22,19 +22,24 @@
  * (stash, merges) through the inherited environment.
  *
  * Repository discovery stops at the workspace (GIT_CEILING_DIRECTORIES), and a
- * repository whose work tree or git folder lies outside the workspace (a planted `.git`
- * file, `core.worktree`) is refused, so a write operation never reaches past it.
+ * repository whose work tree, git folder, common folder (a worktree's) or borrowed
+ * objects (`objects/info/alternates`) lie outside the workspace and allowedPaths (a
+ * planted `.git` file, `core.worktree`, an alternates line) is refused, so git neither
+ * writes nor reads past them.
+ *
+ * git runs outside the shell's sandbox: it runs no program a repository defines (the
+ * above), and the user's own drivers (git-lfs) need the home and the network.
  *
  * What remains: the listing and the command are two processes, so config changed in
  * between by something running at the same time is not seen.
  */
-import { realpath } from 'node:fs/promises'
+import { readFile, realpath } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 
-import { AbortedError, FsgateError, NotFoundError, PathOutsideWorkspaceError } from '../errors.js'
+import { AbortedError, clip, FsgateError, NotFoundError, PathOutsideWorkspaceError } from '../errors.js'
 import { childEnv } from '../policy/env.js'
-import { displayPath } from '../policy/paths.js'
+import { displayPath, within } from '../policy/paths.js'
 import { runProcess, type RunResult } from '../process/run.js'
 import type { ToolContext } from '../tool.js'
 
@@ -164,11 +169,15 @@ export async function openRepository(ctx: ToolContext, cwd: string, shown: strin
   if (r.exitCode !== 0) throw discoveryError(r.stderr, shown, ctx)
   const [top, gitDir, common] = r.stdout.split('\n')
   const real = await Promise.all([top, gitDir, common].map((p) => realpath(p).catch(() => p)))
-  const outside = real.find((p) => !within(ctx.workspace, p))
+  const roots = [ctx.workspace, ...ctx.allowedPaths]
+  const inside = (p: string) => roots.some((root) => within(root, p))
+  // Objects borrowed from another repository (alternates) are read, and their packs trusted, too.
+  const borrowed = common ? await alternates(path.join(real[2], 'objects')) : []
+  const outside = [...real, ...borrowed].find((p) => !inside(p))
   if (!top || !gitDir || !common || outside !== undefined) {
     throw new PathOutsideWorkspaceError(
       'PATH_OUTSIDE_WORKSPACE',
-      `The git repository of ${shown} reaches outside the workspace (${outside ?? r.stdout.trim()}), so git_operations does not use it. Use a repository that lies wholly inside ${ctx.workspace}.`,
+      `The git repository of ${shown} reaches outside the workspace (${clip(outside ?? r.stdout.trim(), 300)}), so git_operations does not use it. Use a repository that lies wholly inside ${ctx.workspace}.`,
       { data: { field: 'path', path: shown } },
     )
   }
@@ -176,6 +185,36 @@ export async function openRepository(ctx: ToolContext, cwd: string, shown: strin
   // Exit 1: no key matched.
   if (listed.exitCode !== 0 && listed.exitCode !== 1) throw failed('config', listed)
   return { cwd, root: real[0], gitDir: real[1], config: neutralise(parseScoped(listed.stdout)) }
+}
+
+/**
+ * The object folders a repository borrows through `objects/info/alternates`, real, with
+ * those they borrow in turn (git follows five levels; so does this).
+ */
+export async function alternates(objects: string, depth = 0): Promise<string[]> {
+  const listed = await readFile(path.join(objects, 'info', 'alternates'), 'utf8').catch(() => '')
+  const out: string[] = []
+  for (const line of listed.split('\n')) {
+    const entry = line.trim()
+    if (entry === '' || entry.startsWith('#')) continue
+    // A quoted entry is C-style quoted; its real path is then only what lies between the quotes.
+    const unquoted = entry.startsWith('"') ? entry.slice(1, entry.lastIndexOf('"') > 0 ? entry.lastIndexOf('"') : undefined) : entry
+    const abs = path.resolve(objects, unquoted)
+    const real = await realpath(abs).catch(() => abs)
+    out.push(real)
+    if (depth < 5) out.push(...(await alternates(real, depth + 1)))
+  }
+  return out
+}
+
+/** The paths of the gitlinks (nested repositories, submodules) in the index of the repository at `cwd`. */
+export async function listGitlinks(ctx: ToolContext, cwd: string): Promise<string[]> {
+  const r = await runGit(ctx, cwd, ['ls-files', '--stage', '-z'], { read: true })
+  if (r.exitCode !== 0) return []
+  return r.stdout
+    .split('\0')
+    .filter((entry) => entry.startsWith('160000 '))
+    .map((entry) => entry.slice(entry.indexOf('\t') + 1))
 }
 
 /** Runs git in the repository with its drivers neutralised. */
@@ -232,11 +271,6 @@ function inert(key: string): string {
   return ''
 }
 
-/** Whether `p` is `root` or inside it (both absolute and real). */
-export function within(root: string, p: string): boolean {
-  const rel = path.relative(root, p)
-  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel))
-}
 
 /** A non-zero exit git explained on stderr, as an error for the model (IO_ERROR). */
 export function failed(what: string, r: RunResult, hint = ''): FsgateError {

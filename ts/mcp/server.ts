@@ -28,6 +28,7 @@ import path from 'node:path'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type RequestId, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
 
+import { clip } from '../errors.js'
 import type { PermissionRequest } from '../policy/consent.js'
 import type { Dialect } from '../policy/presets.js'
 import type { ToolResult } from '../result.js'
@@ -68,8 +69,7 @@ export function createMcpServer(toolkits: McpToolkits | Toolkit, options: McpSer
   const server = new Server(
     { name: 'fsgate', version: VERSION },
     {
-      // logging: without elicitation, the approval phrase reaches the user as a log notification (see tools/call).
-      capabilities: { tools: {}, logging: {} },
+      capabilities: { tools: {} },
       instructions: `File and code tools for the workspace ${plain.workspace}; relative paths resolve there.${plain.preset.readBeforeWrite ? ' Read a file before you change it.' : ''}`,
     },
   )
@@ -105,15 +105,11 @@ export function createMcpServer(toolkits: McpToolkits | Toolkit, options: McpSer
     let note: string | undefined
     if (result.error?.code === 'APPROVAL_REQUIRED' && typeof phrase === 'string') {
       // Without elicitation the approval phrase must reach the user but not the model
-      // (SPEC §3.8: "never in the text the model reads"). MCP has no channel that is
-      // certainly the user's alone; the closest are the server's log (stderr, which
-      // clients keep in their log of this server, or the terminal of `fsgate mcp --http`)
-      // and a logging notification, which clients show in their UI or logs, not to the
-      // model. Both carry the phrase; the model is told where the user finds it.
-      const line = `approval needed (session ${s.id}): to run ${JSON.stringify(String(result.data?.command ?? ''))} once, tell the assistant: ${phrase}`
-      log(line)
-      await extra.sendNotification({ method: 'notifications/message', params: { level: 'warning', logger: 'fsgate.approval', data: line } }).catch(() => {})
-      note = "The phrase was sent to the user outside this conversation, in the MCP client's log of the fsgate server (and the server's stderr); you cannot see it. Ask the user to look there."
+      // (SPEC §8.1). Nothing sent to the client is safe: a log notification travels on
+      // the tool call's own response stream, which the client's model side reads. The
+      // server's own log (stderr, or the terminal of `fsgate mcp --http`) is the user's.
+      log(`approval needed (session ${s.id}): to run ${JSON.stringify(clip(String(result.data?.command ?? ''), 400))} once, tell the assistant: ${phrase}`)
+      note = "The phrase was written to the fsgate server's own log (its stderr), which you cannot see. Ask the user to look there and tell you the phrase."
     }
     return toCallToolResult(result, note)
   })
@@ -147,7 +143,11 @@ export function elicitationHandlers(): Required<Pick<ToolkitOptions, 'onPermissi
         'Allow changes to existing files there',
       ),
     onApproval: (req: ApprovalRequest) =>
-      ask(() => `The assistant wants to run this ${req.risk}-risk shell command (${req.reason}):\n\n${req.command}\n\nRun it once?`, 'Run this command once'),
+      ask(
+        () =>
+          `The assistant wants to run this ${req.risk}-risk shell command ${req.sandboxed ? 'in the sandbox' : 'WITHOUT the sandbox, with your own rights'} (${req.reason}):\n\n${req.command}\n\nRun it once?`,
+        'Run this command once',
+      ),
   }
 }
 

@@ -40,7 +40,7 @@ export class ConsentGate {
   /** Host UI questions in flight, so that concurrent changes of one unit ask once. */
   private readonly asking = new Map<string, Promise<boolean>>()
   /** Null until the host notes a user message; then only phrases the user wrote grant. */
-  private messages: Array<{ seq: number; text: string }> | null = null
+  private messages: Array<{ seq: number; lines: string[] }> | null = null
   private seq = 0
 
   /** The unit a real path belongs to, and how the model is told about it. */
@@ -63,7 +63,9 @@ export class ConsentGate {
   noteUserMessage(text: string): void {
     if (typeof text !== 'string') throw new TypeError('fsgate: noteUserMessage takes the text of a user message')
     this.messages ??= []
-    this.messages.push({ seq: ++this.seq, text: normalize(text) })
+    // A phrase counts as the whole message or a line of its own, never buried in pasted
+    // text (a file, a log, a command's output can carry a phrase the model put there).
+    this.messages.push({ seq: ++this.seq, lines: text.split(/\r\n|\r|\n/).map(normalize) })
     if (this.messages.length > KEPT_MESSAGES) this.messages.shift()
   }
 
@@ -137,10 +139,13 @@ export class ConsentGate {
     return this.seq
   }
 
-  /** Whether the user wrote `phrase` after message number `after` (always true when no messages are noted). */
+  /**
+   * Whether the user wrote `phrase`, as a message or a line of one, after message number
+   * `after` (always true when no messages are noted).
+   */
   userSaid(phrase: string, after: number): boolean {
     if (this.messages === null) return true
-    return this.messages.some((m) => m.seq > after && m.text.includes(phrase))
+    return this.messages.some((m) => m.seq > after && m.lines.includes(phrase))
   }
 }
 

@@ -55,3 +55,9 @@ export function originalOf(copy: string): string {
   if (base.endsWith('.edited')) return path.join(dir, base.slice(0, -'.edited'.length))
   return path.join(dir, base.replace(/\.edited(\.[^.]+)$/, '$1'))
 }
+
+/** Whether `p` is `root` or inside it (both absolute and real). */
+export function within(root: string, p: string): boolean {
+  const rel = path.relative(root, p)
+  return rel === '' || (!rel.startsWith(`..${path.sep}`) && rel !== '..' && !path.isAbsolute(rel))
+}

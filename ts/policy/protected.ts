@@ -37,7 +37,7 @@ const SYSTEM = [
 ]
 
 /** Credentials and keys: never written (see `protectedReason` for where they are looked for). */
-const CREDENTIALS = [
+export const CREDENTIALS: readonly string[] = [
   '.ssh',
   '.gnupg',
   '.aws',

@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import { z } from 'zod'
 
-import { FsgateError, InvalidInputError } from '../errors.js'
+import { clipMiddle, FsgateError, InvalidInputError } from '../errors.js'
 import type { NativeWalkOptions } from '../native.js'
 import { displayPath, resolvePath } from '../policy/paths.js'
 import { similarNames } from '../similar.js'
@@ -100,11 +100,13 @@ export async function explainSearchError(err: unknown, given: string | undefined
       return new InvalidInputError('INVALID_INPUT', `${where} is a file, not a folder. Give the folder to search in as path, or leave path out.`, { data: { field: 'path' } })
     case 'INVALID_PATTERN': {
       const native = err.data?.native as { field?: string | null } | undefined
+      // The parser's message quotes the whole pattern: a long one is cut in the middle.
+      const said = clipMiddle(err.message, 400)
       if (native?.field === 'glob') {
-        return new InvalidInputError('INVALID_PATTERN', `Invalid glob in ${globField}: ${err.message}. Fix ${globField} and retry.`, { data: { field: globField, error: err.message } })
+        return new InvalidInputError('INVALID_PATTERN', `Invalid glob in ${globField}: ${said}. Fix ${globField} and retry.`, { data: { field: globField, error: said } })
       }
-      return new InvalidInputError('INVALID_PATTERN', `Invalid regular expression in pattern: ${err.message}. Fix the pattern and retry.`, {
-        data: { field: 'pattern', error: err.message },
+      return new InvalidInputError('INVALID_PATTERN', `Invalid regular expression in pattern: ${said}. Fix the pattern and retry.`, {
+        data: { field: 'pattern', error: said },
       })
     }
     default:

@@ -46,7 +46,8 @@ import {
   type Status,
   type StatusEntry,
 } from '../git/parse.js'
-import { failed, gitSaid, openRepository, runIn, shownFolder, within, type Repository } from '../git/run.js'
+import { failed, gitSaid, openRepository, runIn, shownFolder, type Repository } from '../git/run.js'
+import { within } from '../policy/paths.js'
 import { resolvePath } from '../policy/paths.js'
 import type { RunResult } from '../process/run.js'
 import { text, type ToolOutput } from '../result.js'

@@ -8,7 +8,7 @@ import path from 'node:path'
 
 import { z } from 'zod'
 
-import { InvalidInputError } from '../errors.js'
+import { clip, InvalidInputError } from '../errors.js'
 import { callNative, completer, type NativeGlobResult } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
@@ -77,7 +77,7 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
     // An absolute pattern with a path: it must lie inside that path.
     const rel = path.relative(searchBase(ctx, given), split.base)
     if (rel.startsWith('..') || path.isAbsolute(rel)) {
-      throw new InvalidInputError('INVALID_INPUT', `pattern ${input.pattern} is outside path ${given}. Give a pattern relative to path, or leave path out.`, {
+      throw new InvalidInputError('INVALID_INPUT', `pattern ${clip(input.pattern, 300)} is outside path ${given}. Give a pattern relative to path, or leave path out.`, {
         data: { field: 'pattern' },
       })
     }
@@ -90,6 +90,7 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
     (id, cancel) =>
       ctx.fs.glob(completer, id, { path: abs, displayRoot: ctx.workspace, pattern, walk: walkOptions(input), newestFirst: newest, limit }, cancel),
     ctx.signal,
+    ctx.lanes.search,
   ).catch(async (err) => {
     throw await explainSearchError(err, given, abs, ctx, { globField: 'pattern', folderOnly: true })
   })
@@ -97,7 +98,7 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
   const truncated = r.total > files.length
   const data = { pattern, path: displayPath(ctx.workspace, abs), files, numFiles: r.total, truncated, ...(r.errors.length ? { errors: r.errors.slice(0, 20) } : {}) }
   const unread = r.errors.length ? `\n(${walkErrors(r.errors)})` : ''
-  if (files.length === 0) return { content: [text(`No files found matching ${pattern}${given ? ` in ${given}` : ''}.${hiddenHint(input)}${unread}`)], data }
+  if (files.length === 0) return { content: [text(`No files found matching ${clip(pattern, 300)}${given ? ` in ${given}` : ''}.${hiddenHint(input)}${unread}`)], data }
   let out = files.join('\n')
   if (truncated) out += `\n(Showing the first ${plural(files.length, 'file')} of ${r.total.toLocaleString('en-US')}. Use a more specific pattern or path to see the rest.)`
   return { content: [text(out + unread)], data }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 
-import { FsgateError, InvalidInputError } from '../errors.js'
+import { clip, FsgateError, InvalidInputError } from '../errors.js'
 import { callNative, completer, type NativeGrepResult } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
@@ -163,6 +163,7 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
         cancel,
       ),
     ctx.signal,
+    ctx.lanes.search,
   ).catch(async (err) => {
     if (err?.code === 'INVALID_INPUT' && input.type !== undefined) {
       throw new InvalidInputError('INVALID_INPUT', `Unknown file type '${input.type}'. Use a ripgrep type name such as js, ts, py, rust, go, java, c, cpp, md or json, or filter with a glob instead.`, {
@@ -192,7 +193,7 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
     // With nothing to show, say what was not searched (binary files are only counted otherwise, as rg does).
     const skipped = [...(r.binaryFiles ? [`${plural(r.binaryFiles, 'binary file')} skipped`] : []), ...(unread ? [unread] : [])]
     const also = skipped.length ? ` (${skipped.join('; ')})` : ''
-    return { content: [text(`No matches found for ${input.pattern}${given ? ` in ${given}` : ''}${why}.${also}`)], data }
+    return { content: [text(`No matches found for ${clip(input.pattern, 300)}${given ? ` in ${given}` : ''}${why}.${also}`)], data }
   }
   const notes: string[] = []
   if (input.output_mode === 'files_with_matches') notes.unshift(`Found ${plural(r.matchedFiles, 'file')}`)

@@ -1,16 +1,24 @@
 /**
- * shell (Bash in the claude dialect), SPEC §3.8, seed 002: `sh -c` in the workspace, in
- * its own process group, with a timeout that kills the whole group, the cleared
- * environment, output bounded while it streams, an optional bwrap sandbox, and the risk
- * rating of a real parse deciding what needs approval.
+ * shell (Bash in the claude dialect), SPEC §3.8 and §8.1, seed 002: `sh -c` in the
+ * workspace, in its own process group, with a timeout that kills the whole group, the
+ * cleared environment, output bounded while it streams, inside the sandbox
+ * (../process/sandbox.ts), and the risk rating of a real parse deciding what needs
+ * approval: inside a sandbox only what the sandbox cannot contain (a high rating, an
+ * unsandboxed run), outside one everything not on the known-safe list.
  */
+import { realpath } from 'node:fs/promises'
+import path from 'node:path'
+
 import { z } from 'zod'
 
-import { AbortedError, FsgateError } from '../errors.js'
+import { AbortedError, clip, FsgateError } from '../errors.js'
 import { childEnv } from '../policy/env.js'
+import { within } from '../policy/paths.js'
 import { classifyCommand, type Classification } from '../policy/risk.js'
-import { sandboxed } from '../process/sandbox.js'
+import { listGitlinks } from '../git/run.js'
+import { noteGitPaths, quarantineNestedRepos, restoreGitPaths } from '../process/git-guard.js'
 import { runProcess, type RunResult } from '../process/run.js'
+import type { SandboxBackend } from '../process/sandbox.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type CallEffect, type ToolContext } from '../tool.js'
 
@@ -21,6 +29,8 @@ export interface ShellInput {
   timeout_secs?: number
   /** The phrase the user said to approve this exact command (guarded preset). */
   grant_phrase?: string
+  /** Run outside the sandbox: only where the host allows it, and then with the user's approval. */
+  unsandboxed?: boolean
 }
 
 const RISKS = ['low', 'medium', 'high'] as const
@@ -37,7 +47,9 @@ const guide = `Runs a shell command with sh -c in the workspace folder and retur
 - Use it for builds, tests, git operations the other tools lack, and programs; use the file tools to read, search and change files.
 - The environment is cleared: only PATH, HOME, LANG and a few others reach the command. Set anything else inline (FOO=1 cmd).
 - Commands are killed, with everything they started, after their timeout (default 60 s); nothing keeps running after the call returns, so do not start servers in the background.
-- Output over 1 MiB keeps its start and end. Risky commands (deleting, installing, network, writing files) may need approval.`
+- Commands run in a sandbox: the workspace is writable, the rest of the file system read-only, there is no network, and .git/config and .git/hooks cannot be changed.
+- Output over 1 MiB keeps its start and end. Risky commands (deleting, rewriting history) may need the user's approval.`
+const unsandboxedDoc = 'Run outside the sandbox, e.g. for network access. Only when the user asked for it: it needs the host\'s permission and the user\'s approval.'
 
 export const shellTool = defineTool<ShellInput>({
   name: 'shell',
@@ -50,6 +62,7 @@ export const shellTool = defineTool<ShellInput>({
         approved: z.boolean().describe('Set to true to approve a medium- or high-risk command explicitly, when the user has agreed to it.').optional(),
         timeout_secs: z.number().int().positive().describe('Seconds before the command is killed (default 60).').optional(),
         grant_phrase: grantPhrase.optional(),
+        unsandboxed: z.boolean().describe(unsandboxedDoc).optional(),
       }),
       toCanonical: (i) => i as unknown as ShellInput,
     },
@@ -64,10 +77,15 @@ export const shellTool = defineTool<ShellInput>({
           .literal(false, { error: 'background commands are not supported here: every process a command starts ends with the call. Run it in the foreground with a timeout' })
           .describe('Not supported: must be false or absent.')
           .optional(),
+        dangerouslyDisableSandbox: z.boolean().describe(unsandboxedDoc).optional(),
         grant_phrase: grantPhrase.optional(),
       }),
-      toCanonical: ({ timeout, description: _d, run_in_background: _b, ...rest }) =>
-        ({ ...rest, ...(timeout !== undefined ? { timeout_secs: Math.max(1, Math.ceil((timeout as number) / 1000)) } : {}) }) as ShellInput,
+      toCanonical: ({ timeout, description: _d, run_in_background: _b, dangerouslyDisableSandbox, ...rest }) =>
+        ({
+          ...rest,
+          ...(timeout !== undefined ? { timeout_secs: Math.max(1, Math.ceil((timeout as number) / 1000)) } : {}),
+          ...(dangerouslyDisableSandbox !== undefined ? { unsandboxed: dangerouslyDisableSandbox } : {}),
+        }) as ShellInput,
     },
   },
   effect,
@@ -77,17 +95,38 @@ export const shellTool = defineTool<ShellInput>({
 
 /** Every simple command's rating, memoised per call input (effect, admit and run each need it). */
 const ratings = new WeakMap<ShellInput, Classification>()
-function rate(input: ShellInput): Classification {
+function rate(input: ShellInput, ctx: ToolContext): Classification {
   let c = ratings.get(input)
   if (!c) {
-    c = classifyCommand(input.command)
+    c = classifyCommand(input.command, { workspace: ctx.workspace, allowedPaths: ctx.allowedPaths, home: ctx.home })
     ratings.set(input, c)
   }
   return c
 }
 
-function effect(input: ShellInput): CallEffect {
-  const c = rate(input)
+/**
+ * A low rating, checked against the disk before a command runs unsandboxed: an argument
+ * that names a link (or a path through one) leading outside the workspace and
+ * allowedPaths makes it medium (a cloned repository can carry `notes -> ~/.ssh/id_rsa`).
+ */
+async function throughLinks(c: Classification, ctx: ToolContext): Promise<Classification> {
+  if (c.risk !== 'low') return c
+  const roots = [ctx.workspace, ...ctx.allowedPaths]
+  for (const cmd of c.commands) {
+    for (const word of cmd.argv.slice(1)) {
+      const arg = word.includes('=') && word.startsWith('-') ? word.slice(word.indexOf('=') + 1) : word
+      if (arg === '' || arg.startsWith('-')) continue
+      const real = await realpath(path.resolve(ctx.workspace, arg)).catch(() => null)
+      if (real === null || roots.some((root) => within(root, real))) continue
+      const reason = `${clip(arg, 60)} leads outside the workspace through a link`
+      return { ...c, risk: 'medium', reason }
+    }
+  }
+  return c
+}
+
+function effect(input: ShellInput, ctx: ToolContext): CallEffect {
+  const c = rate(input, ctx)
   return {
     sideEffect: true,
     // read_only runs low-risk commands only.
@@ -98,44 +137,87 @@ function effect(input: ShellInput): CallEffect {
   }
 }
 
-/** The allow and deny lists, then approval in supervised autonomy. */
+/** Where each admitted call runs, decided at admission. */
+const placed = new WeakMap<ShellInput, SandboxBackend>()
+
+/**
+ * Where the command runs: the toolkit's sandbox, or none when the model asks for an
+ * unsandboxed run that the host allows. BACKEND_UNAVAILABLE when the sandbox asked for
+ * cannot start; COMMAND_DENIED when the host does not allow unsandboxed runs.
+ */
+async function place(input: ShellInput, ctx: ToolContext): Promise<SandboxBackend> {
+  const known = placed.get(input)
+  if (known) return known
+  const where = await ctx.sandbox.backend()
+  if (where.backend === null) {
+    throw new FsgateError(
+      'BACKEND_UNAVAILABLE',
+      `The shell sandbox (${ctx.sandbox.options.kind}) cannot start here, so no command runs: ${clip(where.unavailable, 300)}. Tell the user; the host can install it or choose policy.sandbox 'auto'.`,
+      { data: { sandbox: ctx.sandbox.options.kind } },
+    )
+  }
+  let backend = where.backend
+  if (input.unsandboxed === true && backend !== 'none') {
+    if (!ctx.allowUnsandboxed) {
+      throw new FsgateError(
+        'COMMAND_DENIED',
+        'This toolkit runs every command in its sandbox and does not allow unsandboxed runs. Run the command without dangerouslyDisableSandbox (unsandboxed), or tell the user what it needs (network, a path outside the workspace).',
+        { data: { sandbox: backend } },
+      )
+    }
+    backend = 'none'
+  }
+  placed.set(input, backend)
+  return backend
+}
+
+/**
+ * The allow and deny lists, then approval in supervised autonomy: in a sandbox only a
+ * high rating needs it (the sandbox contains the rest, but not the loss of the
+ * workspace's work); outside one, anything not known to be read-only, and every run
+ * the model asked to take out of the sandbox.
+ */
 async function admit(input: ShellInput, ctx: ToolContext): Promise<void> {
-  const c = rate(input)
-  refuseListed(c, ctx)
-  if (ctx.preset.autonomy !== 'supervised' || c.risk === 'low') return
-  const risk = c.risk
-  const data = { risk, reason: c.reason }
+  refuseListed(rate(input, ctx), ctx)
+  const backend = await place(input, ctx)
+  const c = backend === 'none' ? await throughLinks(rate(input, ctx), ctx) : rate(input, ctx)
+  if (ctx.preset.autonomy !== 'supervised') return
+  const unsandboxed = backend === 'none'
+  const escaped = unsandboxed && input.unsandboxed === true
+  if (!escaped && (unsandboxed ? c.risk === 'low' : c.risk !== 'high')) return
+  const risk = c.risk === 'low' ? 'medium' : c.risk
+  const reason = escaped ? `it asks to run outside the sandbox${c.risk === 'low' ? '' : `, and ${c.reason}`}` : c.reason
+  const what = escaped ? 'This command asks to run outside the sandbox' : `This command is rated ${risk} risk (${reason})${unsandboxed ? ' and there is no sandbox here' : ''}`
+  const data = { risk, reason, sandbox: backend }
   if (ctx.preset.approval === 'model') {
     if (input.approved === true) return
-    throw new FsgateError(
-      'APPROVAL_REQUIRED',
-      `This command is rated ${risk} risk (${c.reason}), so it needs approval. Ask the user; if they agree, repeat the call with approved set to true.`,
-      { data },
-    )
+    throw new FsgateError('APPROVAL_REQUIRED', `${what}, so it needs approval. Ask the user; if they agree, repeat the call with approved set to true.`, { data })
   }
   if (ctx.onApproval) {
     let yes: boolean
     try {
-      yes = (await ctx.onApproval({ sessionId: ctx.sessionId, tool: ctx.calledAs, command: input.command, risk, reason: c.reason })) === true
+      yes = (await ctx.onApproval({ sessionId: ctx.sessionId, tool: ctx.calledAs, command: input.command, risk, reason, sandboxed: !unsandboxed })) === true
     } catch (err) {
-      throw new FsgateError('APPROVAL_REQUIRED', `Asking the user to approve this ${risk}-risk command failed (${err instanceof Error ? err.message : String(err)}), so it was not run.`, {
+      throw new FsgateError('APPROVAL_REQUIRED', `Asking the user to approve this ${risk}-risk command failed (${clip(err instanceof Error ? err.message : String(err), 200)}), so it was not run.`, {
         data: { ...data, declined: false },
       })
     }
     if (yes) return
-    throw new FsgateError('APPROVAL_REQUIRED', `The user declined this ${risk}-risk command (${c.reason}); it was not run. Do not retry it unless the user asks.`, {
+    throw new FsgateError('APPROVAL_REQUIRED', `The user declined this ${risk}-risk command (${reason}); it was not run. Do not retry it unless the user asks.`, {
       data: { ...data, declined: true },
     })
   }
   const grants = ctx.approvals
-  if (input.grant_phrase !== undefined && grants.redeem(input.command, input.grant_phrase, (p, after) => ctx.consent.userSaid(p, after))) return
-  const { nonce, phrase } = grants.issue(input.command, ctx.consent.messageCount)
+  // Bound to the command and to where it runs: a phrase for a sandboxed run opens no unsandboxed one.
+  const key = `${unsandboxed ? 'unsandboxed' : 'sandboxed'}\0${input.command}`
+  if (input.grant_phrase !== undefined && grants.redeem(key, input.grant_phrase, (p, after) => ctx.consent.userSaid(p, after))) return
+  const { nonce, phrase } = grants.issue(key, ctx.consent.messageCount)
   const refused = input.grant_phrase !== undefined
   // The phrase goes to the host (data), not into the text the model reads: the user
   // sees it in the host's UI and says it, so the model cannot approve itself.
   throw new FsgateError(
     'APPROVAL_REQUIRED',
-    `${refused ? 'That grant_phrase was refused (wrong, already used, or not written by the user). ' : ''}This command is rated ${risk} risk (${c.reason}), so the user must approve it. Ask the user to approve this exact command; they have been shown a phrase to reply with. Then repeat the same call with grant_phrase set to the phrase they wrote.`,
+    `${refused ? 'That grant_phrase was refused (wrong, already used, or not written by the user). ' : ''}${what}, so the user must approve it. Ask the user to approve this exact command; they have been shown a phrase to reply with. Then repeat the same call with grant_phrase set to the phrase they wrote.`,
     { nonce, data: { ...data, nonce, grantPhrase: phrase, command: input.command, refused } },
   )
 }
@@ -171,25 +253,33 @@ function refuseListed(c: Classification, ctx: ToolContext): void {
 
 async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
   const timeoutSecs = Math.min(input.timeout_secs ?? ctx.limits.shellTimeoutSecs, Math.max(MAX_TIMEOUT_SECS, ctx.limits.shellTimeoutSecs))
-  if (ctx.sandbox === 'bwrap' && !ctx.bwrapPath) {
-    throw new FsgateError('BACKEND_UNAVAILABLE', 'The shell sandbox (bwrap) is configured but not installed, so no command runs. Tell the user to install bubblewrap.')
-  }
-  const { file, args } = sandboxed(ctx.sandbox, ctx.bwrapPath, ctx.workspace, input.command)
+  const backend = await place(input, ctx)
+  const launch = await ctx.sandbox.launch(backend, input.command)
+  const guarded = backend === 'none' ? null : await noteGitPaths(ctx.workspace)
   let r: RunResult
+  let restored: string[] = []
+  let quarantined: string[] = []
   try {
     r = await runProcess({
-      file,
-      args,
+      file: launch.file,
+      args: launch.args,
       cwd: ctx.workspace,
-      env: childEnv(process.env, ctx.envPassthrough),
+      env: { ...childEnv(process.env, ctx.envPassthrough), ...launch.env },
       timeoutMs: timeoutSecs * 1000,
       maxOutputBytes: ctx.limits.shellOutputBytes,
       signal: ctx.signal,
       registry: ctx.processes,
       sweep: true,
+      confine: launch.confine,
     })
   } catch (err) {
-    throw new FsgateError('BACKEND_UNAVAILABLE', `The command could not be started (${err instanceof Error ? err.message : String(err)}).`)
+    throw new FsgateError('BACKEND_UNAVAILABLE', `The command could not be started (${clip(err instanceof Error ? err.message : String(err), 300)}).`, { data: { sandbox: backend } })
+  } finally {
+    await launch.done().catch(() => {})
+    if (guarded) {
+      restored = await restoreGitPaths(guarded)
+      quarantined = await quarantineNestedRepos(guarded, () => listGitlinks(ctx, ctx.workspace))
+    }
   }
   const data = {
     exitCode: r.exitCode,
@@ -201,8 +291,18 @@ async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
     truncated: r.truncated,
     durationMs: r.durationMs,
     timeoutSecs,
+    sandbox: backend,
+    ...(restored.length > 0 ? { restored } : {}),
+    ...(quarantined.length > 0 ? { quarantined } : {}),
   }
-  const shown = report(r)
+  let shown = report(r)
+  if (restored.length > 0) {
+    shown += `\n[fsgate put back ${restored.join(', ')}: the command changed them, and they run code later, so commands may not change them]`
+  }
+  if (quarantined.length > 0) {
+    shown += `\n[fsgate moved aside ${quarantined.join(', ')} (to .git.fsgate-quarantined-N): a nested repository the command set up, whose config and hooks the workspace's git would run]`
+  }
+  if (backend === 'none' && ctx.sandbox.options.kind !== 'none' && input.unsandboxed !== true) shown += '\n[ran without a sandbox: none can start on this machine]'
   if (r.killed === 'timeout') {
     throw new FsgateError('TIMEOUT', `The command was killed, with every process it started, after ${timeoutSecs} s. Output so far:\n${shown}\nMake it faster, run less at once, or pass a longer timeout.`, { data })
   }
