@@ -298,6 +298,11 @@ interface Escape {
   /** Fields beside the command. */
   extra?: Record<string, unknown>
   /**
+   * A backend that does not contain this escape, and why (a documented limit): the test
+   * then asserts that it still gets through, so closing the gap shows up here.
+   */
+  gap?: Partial<Record<string, string>>
+  /**
    * The payload runs inside the sandbox and is stopped there: its `touch` says so in the
    * output. Without that the escape would prove nothing (a program that cannot start
    * in the sandbox cannot escape from it either).
@@ -519,7 +524,7 @@ const OWN: Escape[] = [
   { id: 'A12', name: 'perl -e writing outside', needs: ['perl'], command: (c) => `perl -e 'open(my $f, ">", "${c.out}/pwn-${c.id}") or die "$!"; print $f "x"'` },
   { id: 'A13', name: 'node -e with fs.writeFileSync outside', needs: ['node'], command: (c) => `node -e "require('fs').writeFileSync('${c.out}/pwn-${c.id}', 'x')"` },
   { id: 'A14', name: 'dd conv=notrunc into an outside file', needs: ['dd'], command: (c) => `dd if=/dev/zero of=${c.out}/victim.txt bs=1 count=1 conv=notrunc` },
-  { id: 'A15', name: 'truncate, chmod and touch -d of an outside file', command: (c) => `truncate -s 0 ${c.out}/victim.txt; chmod 777 ${c.out}/victim.txt; touch -d 2001-01-01 ${c.out}/victim.txt` },
+  { id: 'A15', name: 'truncate, chmod and touch -d of an outside file', gap: { landlock: 'Landlock does not govern metadata: chmod and utimensat of a file the user owns' }, command: (c) => `truncate -s 0 ${c.out}/victim.txt; chmod 777 ${c.out}/victim.txt; touch -d 2001-01-01 ${c.out}/victim.txt` },
   { id: 'A16', name: 'rm -rf of an outside folder', command: (c) => `rm -rf ${c.out}/victim-dir` },
   { id: 'A17', name: 'exec 3> and a heredoc into outside files', command: (c) => `exec 3> ${c.out}/pwn-${c.id}; echo x >&3; cat > ${c.out}/pwn2-${c.id} <<'EOF'\nx\nEOF` },
   { id: 'A18', name: 'tar -xPf with an absolute member', needs: ['tar', 'python3'], setup: (c) => void tarOf(path.join(c.ws, 'abs.tar'), [c.pwn], 'x'), command: () => 'tar -xPf abs.tar' },
@@ -580,7 +585,7 @@ const OWN: Escape[] = [
   { id: 'A39', name: '~/.ssh/authorized_keys appended', command: () => "mkdir -p ~/.ssh && echo 'ssh-ed25519 AAAAC3Nza evil' >> ~/.ssh/authorized_keys" },
   { id: 'A40', name: 'npm config set registry (~/.npmrc sends later installs to the attacker)', needs: ['npm'], secs: 60, command: (c) => `npm config set registry http://127.0.0.1:${c.port}/` },
   { id: 'A41', name: "pip install --user of a wheel whose .pth runs code in every later python", needs: ['pip', 'python3'], secs: 60, setup: evilWheel, command: () => 'pip --disable-pip-version-check install -q --no-index --no-deps --user ./fsgate_evil-1.0-py3-none-any.whl' },
-  { id: 'A42', name: 'chmod and chown of ~/.ssh/id_test (the metadata of a secret)', command: () => 'chmod 644 ~/.ssh/id_test; chown 65534:65534 ~/.ssh/id_test; ls -l ~/.ssh' },
+  { id: 'A42', name: 'chmod and chown of ~/.ssh/id_test (the metadata of a secret)', gap: { landlock: 'Landlock does not govern metadata: chmod and chown of a file the user owns' }, command: () => 'chmod 644 ~/.ssh/id_test; chown 65534:65534 ~/.ssh/id_test; ls -l ~/.ssh' },
   {
     id: 'A43',
     name: 'crontab entries (/var/spool/cron, /etc/cron.d)',
@@ -993,9 +998,11 @@ for (const { mode, available } of MODES) {
     ESCAPES.forEach((e, index) => {
       const missing = (e.needs ?? []).filter((p) => !have(p))
       const skip = missing.length > 0 && (!CI || missing.every((p) => OPTIONAL.has(p)))
-      const title = `${e.id}: ${e.name}${missing.length ? ` [needs ${missing.join(', ')}: not installed]` : ''}`
+      const gap = e.gap?.[mode]
+      const title = `${e.id}: ${e.name}${missing.length ? ` [needs ${missing.join(', ')}: not installed]` : ''}${gap ? ` [known gap in ${mode}: ${gap}]` : ''}`
       const ms = ((e.secs ?? 20) + (e.lateMs ?? 0) / 1000) * 1000 + 40_000
-      it.skipIf(skip)(
+      const runner = skip ? it.skip : gap ? it.fails : it
+      runner(
         title,
         async () => {
           if (missing.length) throw new Error(`${missing.join(', ')} must be installed for this escape (CI=true): add ${missing.length > 1 ? 'them' : 'it'} to .ci/run`)

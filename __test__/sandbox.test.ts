@@ -172,7 +172,7 @@ withBwrap('inside bwrap', () => {
       const out = textOf(r)
       expect(out).not.toMatch(/PRIVATE-KEY-MARKER|NETRC-MARKER/)
       expect(r.data?.stdout).toMatch(/^0\n\d\n$/)
-      expect(Number((r.data?.stdout as string).split('\n')[1])).toBeLessThan(6)
+      expect(Number(String(r.data?.stdout ?? "").split('\n')[1])).toBeLessThan(6)
     } finally {
       process.env.HOME = saved
     }
@@ -355,7 +355,7 @@ describe.skipIf(landlock < 1 && !required)('inside landlock', () => {
       expect(fs.readFileSync(path.join(dir, 'inside.txt'), 'utf8')).toBe('in\n')
       expect(fs.existsSync(outside)).toBe(true)
       expect(fs.readdirSync(outside)).toEqual([])
-      const tmp = (r.data?.stdout as string).split('\n').find((l) => l.includes('fsgate-sandbox-')) as string
+      const tmp = String(r.data?.stdout ?? "").split('\n').find((l) => l.includes('fsgate-sandbox-')) as string
       expect(fs.existsSync(tmp)).toBe(false)
     } finally {
       fs.rmSync(outside, { recursive: true, force: true })

@@ -101,6 +101,11 @@ export interface ChildExit {
 export interface ConfineOptions {
   /** The folders (or files) it may write, make and remove files in; each must exist. */
   writable: Array<string>
+  /**
+   * The folders (or files) it may read and run; given, nothing else is readable but
+   * the writable paths. @default undefined (everything is readable)
+   */
+  readable?: Array<string>
   /** Whether it may use the network (any socket, TCP bind and connect). @default false */
   network?: boolean
 }

@@ -49,7 +49,7 @@ export interface RunOptions {
    * files, and use no network unless `network`. Needs the native spawn (Linux): without
    * it the run is refused, never run unconfined.
    */
-  confine?: { writable: string[]; network?: boolean }
+  confine?: { writable: string[]; readable?: string[]; network?: boolean }
 }
 
 export interface RunResult {
@@ -233,7 +233,7 @@ async function start(
       env: Object.entries(env).map(([k, v]) => `${k}=${v}`),
       cwd,
       stdin: withInput,
-      confine: confine && { writable: [...confine.writable], network: confine.network },
+      confine: confine && { writable: [...confine.writable], readable: confine.readable && [...confine.readable], network: confine.network },
     }),
   ).catch((err: unknown) => {
     throw spawnError(err, file)

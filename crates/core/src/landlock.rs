@@ -1,8 +1,10 @@
 //! Containing a child with Landlock and seccomp, where bubblewrap is missing or user
-//! namespaces are off. A [`Confinement`] says what the child may change: everything may
-//! be read and run, but only the writable folders (the workspace, the allowed paths, a
+//! namespaces are off. A [`Confinement`] says what the child may see and change: it may
+//! read and run everything (or, when readable paths are given, only those and its
+//! writable paths), but only the writable folders (the workspace, the allowed paths, a
 //! private temp folder the caller made) and a few device files may be written, made in or
-//! removed from; and, unless the network is allowed, no socket but a Unix one may be made.
+//! removed from; and, unless the network is allowed, it may make no socket at all, only
+//! Unix socket pairs.
 //!
 //! The work is split in two. In the parent, [`Confinement::prepare`] builds everything
 //! that allocates or opens files: the Landlock ruleset (its rules added to an fd) and the
@@ -12,8 +14,9 @@
 //!
 //! What the child gets, by the kernel's Landlock ABI (each right the ABI does not know is
 //! dropped, as the Landlock documentation's best-effort example does):
-//! - ABI 1: read and execute everywhere; write, make and remove beneath the writable
-//!   folders. A rename or link across folders is always refused (EXDEV), even inside one.
+//! - ABI 1: read and execute everywhere (or beneath the readable paths); write, make and
+//!   remove beneath the writable folders. A rename or link across folders is always
+//!   refused (EXDEV), even inside one.
 //! - ABI 2: renames and links between folders beneath the writable folders (REFER).
 //! - ABI 3: truncation is a right of its own, granted where writing is.
 //! - ABI 4: TCP bind and connect refused (when the network is off).
@@ -21,10 +24,30 @@
 //! - ABI 6: no signal to, and no abstract Unix socket of, any process outside the sandbox.
 //! - ABI 7: audit logging flags only; nothing new is asked for.
 //!
-//! Whatever the ABI, unless the network is allowed a seccomp filter makes `socket` and
-//! `socketpair` fail with EPERM for every family but `AF_UNIX` (so UDP, raw and netlink
-//! sockets too) and `io_uring_setup` with ENOSYS (io_uring could make sockets past
-//! seccomp); a system call of another architecture (i386 on x86-64, x32) kills the child.
+//! Whatever the ABI, a seccomp filter (its rules in [`seccomp_filter`]) makes these
+//! fail with EPERM, so that nothing the child does outlives the call or reaches the host:
+//! - `setsid` and `setpgid`: the caller ends a run by killing the child's process group
+//!   (the child's own session is made before the filter), and without a PID namespace a
+//!   process that left the group would outlive the call. Programs that make a group of
+//!   their own carry on in the child's (`timeout` ignores the error; but when its time
+//!   runs out it then signals the whole group, the shell that ran it too).
+//! - the SysV IPC calls (`msgget`, `semget`, `shmget` and those that use an object:
+//!   `msgsnd`, `msgrcv`, `msgctl`, `semop`, `semtimedop`, `semctl`, `shmat`, `shmctl`)
+//!   and the POSIX message queues (`mq_open`, `mq_unlink`): there is no IPC namespace,
+//!   so an object made would outlive the call, and one of the host's could be used or
+//!   removed by its id.
+//! - `prlimit64`, `sched_setaffinity`, `sched_setscheduler`, `sched_setparam` and
+//!   `sched_setattr` on any process but the caller (pid ≠ 0), and `setpriority` and
+//!   `ioprio_set` on any but the caller or its process group (who ≠ 0, or a whole user):
+//!   the limits, priorities and CPUs of the host are not the child's to change. A program
+//!   that sets them for one of its own threads by its id (`pthread_setaffinity_np`) gets
+//!   the error too.
+//!
+//! and unless the network is allowed, `socket` with EPERM for every family, Unix ones too
+//! (a Unix socket in /run reaches docker, D-Bus, systemd), `socketpair` with EPERM for
+//! every family but `AF_UNIX`, and `io_uring_setup` with ENOSYS (io_uring could make
+//! sockets past seccomp). A system call of another architecture (i386 on x86-64, x32)
+//! kills the child.
 //!
 //! A child running as root would keep capabilities that reach past Landlock (loading a
 //! kernel module, making a block device node, raw I/O): [`Prepared::apply`] also clears
@@ -32,6 +55,12 @@
 //! that act on files and processes the sandbox already bounds ([`KEPT_CAPABILITIES`]), so
 //! the program it runs does not get them. Device nodes may not be made even beneath the
 //! writable folders.
+//!
+//! What is not bounded: Landlock does not govern a file's metadata, so the child may
+//! still `chmod`, `chown`, `utimensat` or set extended attributes of a file outside the
+//! writable folders that it owns (or, as root, of any it can reach); it cannot change
+//! the file's contents, names or links. Blocking those calls everywhere would break the
+//! workspace, so they are left as they are.
 
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -39,9 +68,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, ErrorKind, Result};
 
-/// What a confined child may change. By default: no writable folder, the device files
-/// `/dev/null`, `/dev/zero`, `/dev/full` and `/dev/tty` writable (those present), and no
-/// network.
+/// What a confined child may read and change. By default: everything readable, no
+/// writable folder, the device files `/dev/null`, `/dev/zero`, `/dev/full` and `/dev/tty`
+/// writable (those present), and no network.
 #[derive(Clone, Debug)]
 pub struct Confinement {
     config: Config,
@@ -49,6 +78,8 @@ pub struct Confinement {
 
 #[derive(Clone, Debug)]
 struct Config {
+    /// None: everything (`/`) is readable.
+    readable: Option<Vec<PathBuf>>,
     writable: Vec<PathBuf>,
     devices: Vec<PathBuf>,
     network: bool,
@@ -69,11 +100,23 @@ impl Confinement {
     pub fn new() -> Confinement {
         Confinement {
             config: Config {
+                readable: None,
                 writable: Vec::new(),
                 devices: DEFAULT_DEVICES.iter().map(PathBuf::from).collect(),
                 network: false,
             },
         }
+    }
+
+    /// Lets the child read and run files beneath `path` (a folder, or a single file);
+    /// once one is given, only these paths, the writable paths and the device files are
+    /// readable, not `/`. A path that is gone (or cannot be opened) when the child is
+    /// started is skipped, not an error, and a symbolic link is not followed: what it
+    /// points to is readable only where it is beneath a readable path itself. By
+    /// default, there are none, and everything is readable.
+    pub fn readable(&mut self, path: impl AsRef<Path>) -> &mut Confinement {
+        self.config.readable.get_or_insert_with(Vec::new).push(path.as_ref().to_path_buf());
+        self
     }
 
     /// Lets the child write, make and remove files beneath `path` (a folder, or a single
@@ -91,8 +134,8 @@ impl Confinement {
         self
     }
 
-    /// Lets the child use the network (any socket, TCP bind and connect). By default,
-    /// this is disabled.
+    /// Lets the child use the network (any socket, Unix ones too, TCP bind and connect).
+    /// By default, this is disabled.
     pub fn network(&mut self, yes: bool) -> &mut Confinement {
         self.config.network = yes;
         self
@@ -123,7 +166,18 @@ impl Confinement {
         }
         // SAFETY: a new descriptor that nothing else owns.
         let ruleset = unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) };
-        add_rule(&ruleset, Path::new("/"), FS_READ_FILE | FS_READ_DIR | FS_EXECUTE)?;
+        match &self.config.readable {
+            None => add_rule(&ruleset, Path::new("/"), FS_READ_FILE | FS_READ_DIR | FS_EXECUTE)?,
+            Some(paths) => {
+                for path in paths {
+                    // A path gone since it was listed is not an error: it is not there to read.
+                    let Ok(meta) = std::fs::symlink_metadata(path) else { continue };
+                    let rights =
+                        if meta.is_dir() { FS_READ_FILE | FS_READ_DIR | FS_EXECUTE } else { FS_READ_FILE | FS_EXECUTE };
+                    add_readable_rule(&ruleset, path, rights)?;
+                }
+            }
+        }
         for path in &self.config.writable {
             // Device nodes are never made: a block device node in the workspace would be
             // a way to write the whole disk.
@@ -138,7 +192,7 @@ impl Confinement {
                 add_rule(&ruleset, path, fs & (FS_READ_FILE | FS_WRITE_FILE | FS_TRUNCATE | FS_IOCTL_DEV))?;
             }
         }
-        let filter = if self.config.network { Vec::new() } else { socket_filter() };
+        let filter = seccomp_filter(self.config.network);
         Ok(Prepared { ruleset, filter })
     }
 }
@@ -231,12 +285,9 @@ impl Prepared {
         if libc::syscall(libc::SYS_landlock_restrict_self, self.ruleset.as_raw_fd(), 0) != 0 {
             return Err((Step::Landlock, errno()));
         }
-        if !self.filter.is_empty() {
-            let prog = libc::sock_fprog { len: self.filter.len() as u16, filter: self.filter.as_ptr() as *mut _ };
-            if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog as *const libc::sock_fprog) != 0
-            {
-                return Err((Step::Seccomp, errno()));
-            }
+        let prog = libc::sock_fprog { len: self.filter.len() as u16, filter: self.filter.as_ptr() as *mut _ };
+        if libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, 0, &prog as *const libc::sock_fprog) != 0 {
+            return Err((Step::Seccomp, errno()));
         }
         Ok(())
     }
@@ -320,23 +371,50 @@ struct PathBeneathAttr {
 }
 
 /// Adds a rule granting `rights` beneath `path` (only the file rights when it is not a
-/// folder).
+/// folder), following a symbolic link.
 fn add_rule(ruleset: &OwnedFd, path: &Path, rights: u64) -> Result<()> {
+    let fd = open_path(path, 0).map_err(|err| err.with_path(path))?;
+    add_rule_fd(ruleset, &fd, path, rights)
+}
+
+/// Adds a rule granting `rights` beneath the readable `path`, unless it is gone (or
+/// cannot be opened) or is a symbolic link: a link is not followed, so that a link among
+/// the readable paths does not make readable what it points to.
+fn add_readable_rule(ruleset: &OwnedFd, path: &Path, rights: u64) -> Result<()> {
+    let Ok(fd) = open_path(path, libc::O_NOFOLLOW) else { return Ok(()) };
+    if file_type(&fd).map_err(|err| err.with_path(path))? == libc::S_IFLNK {
+        return Ok(());
+    }
+    add_rule_fd(ruleset, &fd, path, rights)
+}
+
+/// Opens `path` with O_PATH (which reads nothing) and `flags`.
+fn open_path(path: &Path, flags: libc::c_int) -> Result<OwnedFd> {
     let c = CString::new(path.as_os_str().as_encoded_bytes())
-        .map_err(|_| Error::new(ErrorKind::InvalidPath, "contains a NUL byte").with_path(path))?;
+        .map_err(|_| Error::new(ErrorKind::InvalidPath, "contains a NUL byte"))?;
     // SAFETY: a NUL-terminated path; O_PATH opens without reading.
-    let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC | flags) };
     if fd < 0 {
-        return Err(Error::io(std::io::Error::last_os_error()).with_path(path));
+        return Err(Error::io(std::io::Error::last_os_error()));
     }
     // SAFETY: a new descriptor that nothing else owns.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// The `S_IFMT` bits of the file `fd` is open on.
+fn file_type(fd: &OwnedFd) -> Result<libc::mode_t> {
     // SAFETY: fstat writes into the struct.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
-        return Err(Error::io(std::io::Error::last_os_error()).with_path(path));
+        return Err(Error::io(std::io::Error::last_os_error()));
     }
-    let rights = if st.st_mode & libc::S_IFMT == libc::S_IFDIR { rights } else { rights & FS_FILE_RIGHTS };
+    Ok(st.st_mode & libc::S_IFMT)
+}
+
+/// Adds a rule granting `rights` beneath the file `fd` is open on (`path`, for errors).
+fn add_rule_fd(ruleset: &OwnedFd, fd: &OwnedFd, path: &Path, rights: u64) -> Result<()> {
+    let is_dir = file_type(fd).map_err(|err| err.with_path(path))? == libc::S_IFDIR;
+    let rights = if is_dir { rights } else { rights & FS_FILE_RIGHTS };
     let attr = PathBeneathAttr { allowed_access: rights, parent_fd: fd.as_raw_fd() };
     // SAFETY: a valid rule attribute; the kernel only reads it.
     let rc = unsafe {
@@ -360,11 +438,11 @@ const BPF_LD_W_ABS: u16 = 0x20;
 const BPF_JMP_JEQ_K: u16 = 0x15;
 const BPF_JMP_JGE_K: u16 = 0x35;
 const BPF_RET_K: u16 = 0x06;
-/// Offsets in `struct seccomp_data`: the syscall number, the architecture, the low half
-/// of the first argument (little-endian).
+/// Offsets in `struct seccomp_data`: the syscall number, the architecture, and the
+/// arguments (8 bytes each) from 16.
 const DATA_NR: u32 = 0;
 const DATA_ARCH: u32 = 4;
-const DATA_ARG0_LOW: u32 = 16;
+const DATA_ARGS: u32 = 16;
 #[cfg(target_arch = "x86_64")]
 const AUDIT_ARCH: u32 = 0xC000_003E;
 #[cfg(target_arch = "aarch64")]
@@ -372,82 +450,130 @@ const AUDIT_ARCH: u32 = 0xC000_00B7;
 #[cfg(target_arch = "x86_64")]
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
-/// Where a jump of the filter goes.
-#[derive(Clone, Copy, PartialEq)]
-enum To {
-    Next,
-    Allow,
-    Deny,
-    Kill,
-    Family,
-    NoUring,
+const RET_EPERM: u32 = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+/// `which` of ioprio_set: IOPRIO_WHO_PROCESS 1 and IOPRIO_WHO_PGRP 2 act on the caller
+/// (who 0); IOPRIO_WHO_USER 3 on every process of a user.
+const IOPRIO_WHO_USER: u32 = 3;
+
+/// A condition on an argument of a system call: its low 32 bits (the arguments these
+/// rules look at are C `int`s, which the kernel truncates to 32 bits; both architectures
+/// are little-endian).
+#[derive(Clone, Copy)]
+enum Arg {
+    /// Argument `n` equals the value.
+    Is(u32, u32),
+    /// Argument `n` is below the value (unsigned: a negative int is not).
+    Below(u32, u32),
 }
 
-/// One instruction before its jumps are resolved.
-enum Op {
-    Load(u32),
-    Jeq(u32, To, To),
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    Jge(u32, To, To),
-    Ret(u32),
-    /// Marks where a target starts.
-    Label(To),
+/// A seccomp program built rule by rule: each rule is a block that either returns (its
+/// system call matched) or falls through to the next, so every jump is short and forward
+/// and no label is needed.
+struct Filter(Vec<libc::sock_filter>);
+
+impl Filter {
+    /// Kills the process on a system call of another architecture (or, on x86-64, of
+    /// the x32 ABI), and loads the system call number.
+    fn new() -> Filter {
+        let mut f = Filter(Vec::new());
+        f.load(DATA_ARCH);
+        f.jump(BPF_JMP_JEQ_K, AUDIT_ARCH, 1, 0);
+        f.ret(libc::SECCOMP_RET_KILL_PROCESS);
+        f.load(DATA_NR);
+        #[cfg(target_arch = "x86_64")]
+        {
+            f.jump(BPF_JMP_JGE_K, X32_SYSCALL_BIT, 0, 1);
+            f.ret(libc::SECCOMP_RET_KILL_PROCESS);
+        }
+        f
+    }
+
+    /// `nr` returns `action` (an errno), whatever its arguments.
+    fn fail(&mut self, nr: libc::c_long, action: u32) -> &mut Filter {
+        self.jump(BPF_JMP_JEQ_K, nr as u32, 0, 1);
+        self.ret(action);
+        self
+    }
+
+    /// `nr` fails with EPERM, whatever its arguments.
+    fn deny(&mut self, nr: libc::c_long) -> &mut Filter {
+        self.fail(nr, RET_EPERM)
+    }
+
+    /// `nr` is allowed when every condition holds, and fails with EPERM otherwise.
+    fn allow_only_if(&mut self, nr: libc::c_long, conditions: &[Arg]) -> &mut Filter {
+        let n = conditions.len() as u8;
+        // Past this block: two instructions a condition, then allow and deny.
+        self.jump(BPF_JMP_JEQ_K, nr as u32, 0, 2 * n + 2);
+        for (i, cond) in conditions.iter().enumerate() {
+            // From this condition's jump to the deny: the later conditions, the allow.
+            let to_deny = 2 * (n - 1 - i as u8) + 1;
+            match *cond {
+                Arg::Is(arg, k) => {
+                    self.load(DATA_ARGS + 8 * arg);
+                    self.jump(BPF_JMP_JEQ_K, k, 0, to_deny);
+                }
+                Arg::Below(arg, k) => {
+                    self.load(DATA_ARGS + 8 * arg);
+                    self.jump(BPF_JMP_JGE_K, k, to_deny, 0);
+                }
+            }
+        }
+        self.ret(libc::SECCOMP_RET_ALLOW);
+        self.ret(RET_EPERM);
+        self
+    }
+
+    /// Allows every other system call.
+    fn finish(mut self) -> Vec<libc::sock_filter> {
+        self.ret(libc::SECCOMP_RET_ALLOW);
+        self.0
+    }
+
+    fn load(&mut self, offset: u32) {
+        self.0.push(libc::sock_filter { code: BPF_LD_W_ABS, jt: 0, jf: 0, k: offset });
+    }
+
+    fn jump(&mut self, code: u16, k: u32, jt: u8, jf: u8) {
+        self.0.push(libc::sock_filter { code, jt, jf, k });
+    }
+
+    fn ret(&mut self, action: u32) {
+        self.0.push(libc::sock_filter { code: BPF_RET_K, jt: 0, jf: 0, k: action });
+    }
 }
 
-/// The seccomp program: kill on a foreign architecture; `socket` and `socketpair` with
-/// EPERM unless the family is AF_UNIX; `io_uring_setup` with ENOSYS; all else allowed.
-fn socket_filter() -> Vec<libc::sock_filter> {
-    use Op::*;
-    let mut ops = vec![Load(DATA_ARCH), Jeq(AUDIT_ARCH, To::Next, To::Kill), Load(DATA_NR)];
-    #[cfg(target_arch = "x86_64")]
-    ops.push(Jge(X32_SYSCALL_BIT, To::Kill, To::Next));
-    ops.extend([
-        Jeq(libc::SYS_socket as u32, To::Family, To::Next),
-        Jeq(libc::SYS_socketpair as u32, To::Family, To::Next),
-        Jeq(libc::SYS_io_uring_setup as u32, To::NoUring, To::Next),
-        Ret(libc::SECCOMP_RET_ALLOW),
-        Label(To::Family),
-        Load(DATA_ARG0_LOW),
-        Jeq(libc::AF_UNIX as u32, To::Allow, To::Deny),
-        Label(To::Deny),
-        Ret(libc::SECCOMP_RET_ERRNO | libc::EPERM as u32),
-        Label(To::NoUring),
-        Ret(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
-        Label(To::Allow),
-        Ret(libc::SECCOMP_RET_ALLOW),
-        Label(To::Kill),
-        Ret(libc::SECCOMP_RET_KILL_PROCESS),
-    ]);
-    // Where each label lands, counting instructions only.
-    let mut at = Vec::new();
-    let mut n = 0usize;
-    for op in &ops {
-        match op {
-            Label(to) => at.push((*to, n)),
-            _ => n += 1,
-        }
+/// The seccomp program of a confined child (the module documentation says why each rule
+/// is there). The architecture is checked first; every system call no rule names is
+/// allowed.
+fn seccomp_filter(network: bool) -> Vec<libc::sock_filter> {
+    use libc::*;
+    let mut f = Filter::new();
+    // A new session or process group would leave the group the caller kills.
+    f.deny(SYS_setsid).deny(SYS_setpgid);
+    // SysV IPC objects and POSIX message queues outlive the call (no IPC namespace).
+    for nr in [SYS_msgget, SYS_msgsnd, SYS_msgrcv, SYS_msgctl, SYS_semget, SYS_semop, SYS_semtimedop, SYS_semctl] {
+        f.deny(nr);
     }
-    let target = |to: To, here: usize| -> u8 {
-        if to == To::Next {
-            return 0;
-        }
-        // Classic BPF jumps only forward, by at most 255.
-        let (_, dest) = at.iter().find(|(t, _)| *t == to).copied().expect("every target has a label");
-        u8::try_from(dest.checked_sub(here + 1).expect("a forward jump")).expect("a short jump")
-    };
-    let mut out = Vec::with_capacity(n);
-    for op in &ops {
-        let here = out.len();
-        let insn = |code, jt, jf, k| libc::sock_filter { code, jt, jf, k };
-        match *op {
-            Load(off) => out.push(insn(BPF_LD_W_ABS, 0, 0, off)),
-            Jeq(k, t, f) => out.push(insn(BPF_JMP_JEQ_K, target(t, here), target(f, here), k)),
-            Jge(k, t, f) => out.push(insn(BPF_JMP_JGE_K, target(t, here), target(f, here), k)),
-            Ret(k) => out.push(insn(BPF_RET_K, 0, 0, k)),
-            Label(_) => {}
-        }
+    f.deny(SYS_shmget).deny(SYS_shmat).deny(SYS_shmctl).deny(SYS_mq_open).deny(SYS_mq_unlink);
+    // prlimit64(pid, resource, new, old) and sched_*(pid, …): the caller only, pid 0.
+    for nr in [SYS_prlimit64, SYS_sched_setaffinity, SYS_sched_setscheduler, SYS_sched_setparam, SYS_sched_setattr] {
+        f.allow_only_if(nr, &[Arg::Is(0, 0)]);
     }
-    out
+    // setpriority(which, who, prio) and ioprio_set(which, who, ioprio): the caller or its
+    // process group (who 0), never a whole user (PRIO_USER 2 acts on every process of
+    // a user, the host's too).
+    f.allow_only_if(SYS_setpriority, &[Arg::Below(0, PRIO_USER), Arg::Is(1, 0)]);
+    f.allow_only_if(SYS_ioprio_set, &[Arg::Below(0, IOPRIO_WHO_USER), Arg::Is(1, 0)]);
+    if !network {
+        // socket(family, type, protocol): none, not even AF_UNIX (a socket in /run
+        // reaches docker, D-Bus, systemd); socketpair(family, …): AF_UNIX only.
+        f.deny(SYS_socket);
+        f.allow_only_if(SYS_socketpair, &[Arg::Is(0, AF_UNIX as u32)]);
+        // io_uring could make sockets past this filter: as if the kernel had none.
+        f.fail(SYS_io_uring_setup, SECCOMP_RET_ERRNO | ENOSYS as u32);
+    }
+    f.finish()
 }
 
 #[cfg(test)]
@@ -467,7 +593,7 @@ mod tests {
 
     #[test]
     fn the_filter_checks_the_architecture_first_and_ends_in_returns() {
-        let f = socket_filter();
+        let f = seccomp_filter(false);
         assert_eq!((f[0].code, f[0].k), (BPF_LD_W_ABS, DATA_ARCH));
         assert_eq!((f[1].code, f[1].k, f[1].jt), (BPF_JMP_JEQ_K, AUDIT_ARCH, 0));
         // A mismatch jumps to the last instruction, the kill.

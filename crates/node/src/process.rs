@@ -33,6 +33,9 @@ pub struct SpawnOptions {
 pub struct ConfineOptions {
     /// The folders (or files) it may write, make and remove files in; each must exist.
     pub writable: Vec<String>,
+    /// The folders (or files) it may read and run; given, nothing else is readable but
+    /// the writable paths. @default undefined (everything is readable)
+    pub readable: Option<Vec<String>>,
     /// Whether it may use the network (any socket, TCP bind and connect). @default false
     pub network: Option<bool>,
 }
@@ -43,6 +46,9 @@ impl From<&ConfineOptions> for fsgate_core::Confinement {
         let mut c = fsgate_core::Confinement::new();
         for path in &options.writable {
             c.writable(path);
+        }
+        for path in options.readable.iter().flatten() {
+            c.readable(path);
         }
         c.network(options.network.unwrap_or(false));
         c
