@@ -94,19 +94,24 @@ export interface ChildExit {
 }
 
 /**
- * What a confined child may change: it may read and run anything, write only beneath
- * `writable` (and /dev/null, /dev/zero, /dev/full, /dev/tty), and use no network unless
- * `network`.
+ * What a confined child may read and change: it may read and run anything (or only
+ * `readable` and `writable`, when `readable` is given), write only beneath `writable`
+ * (and /dev/null, /dev/zero, /dev/full, /dev/tty), and use no socket (but Unix socket
+ * pairs) unless `network`.
  */
 export interface ConfineOptions {
   /** The folders (or files) it may write, make and remove files in; each must exist. */
   writable: Array<string>
   /**
    * The folders (or files) it may read and run; given, nothing else is readable but
-   * the writable paths. @default undefined (everything is readable)
+   * the writable paths. One that is gone is skipped; a symbolic link is not followed.
+   * Not empty. @default undefined (everything is readable)
    */
   readable?: Array<string>
-  /** Whether it may use the network (any socket, TCP bind and connect). @default false */
+  /**
+   * Whether it may use the network (any socket, Unix ones too, TCP bind and connect).
+   * @default false
+   */
   network?: boolean
 }
 

@@ -170,11 +170,8 @@ impl Confinement {
             None => add_rule(&ruleset, Path::new("/"), FS_READ_FILE | FS_READ_DIR | FS_EXECUTE)?,
             Some(paths) => {
                 for path in paths {
-                    // A path gone since it was listed is not an error: it is not there to read.
-                    let Ok(meta) = std::fs::symlink_metadata(path) else { continue };
-                    let rights =
-                        if meta.is_dir() { FS_READ_FILE | FS_READ_DIR | FS_EXECUTE } else { FS_READ_FILE | FS_EXECUTE };
-                    add_readable_rule(&ruleset, path, rights)?;
+                    // Skipped when gone since it was listed, or a symbolic link.
+                    add_readable_rule(&ruleset, path, FS_READ_FILE | FS_READ_DIR | FS_EXECUTE)?;
                 }
             }
         }
@@ -451,6 +448,10 @@ const AUDIT_ARCH: u32 = 0xC000_00B7;
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
 const RET_EPERM: u32 = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+/// `which` of setpriority: PRIO_PROCESS 0 and PRIO_PGRP 1 act on the caller (who 0);
+/// PRIO_USER 2 on every process of a user, the host's too. (The libc crate's type for it
+/// differs between glibc and musl.)
+const PRIO_USER: u32 = 2;
 /// `which` of ioprio_set: IOPRIO_WHO_PROCESS 1 and IOPRIO_WHO_PGRP 2 act on the caller
 /// (who 0); IOPRIO_WHO_USER 3 on every process of a user.
 const IOPRIO_WHO_USER: u32 = 3;
@@ -561,9 +562,9 @@ fn seccomp_filter(network: bool) -> Vec<libc::sock_filter> {
         f.allow_only_if(nr, &[Arg::Is(0, 0)]);
     }
     // setpriority(which, who, prio) and ioprio_set(which, who, ioprio): the caller or its
-    // process group (who 0), never a whole user (PRIO_USER 2 acts on every process of
-    // a user, the host's too).
-    f.allow_only_if(SYS_setpriority, &[Arg::Below(0, PRIO_USER), Arg::Is(1, 0)]);
+    // process group (who 0), never a whole user (this module's PRIO_USER: libc's has
+    // another type on musl).
+    f.allow_only_if(SYS_setpriority, &[Arg::Below(0, self::PRIO_USER), Arg::Is(1, 0)]);
     f.allow_only_if(SYS_ioprio_set, &[Arg::Below(0, IOPRIO_WHO_USER), Arg::Is(1, 0)]);
     if !network {
         // socket(family, type, protocol): none, not even AF_UNIX (a socket in /run
@@ -591,18 +592,83 @@ mod tests {
         assert_eq!(size_of::<PathBeneathAttr>(), 12);
     }
 
-    #[test]
-    fn the_filter_checks_the_architecture_first_and_ends_in_returns() {
-        let f = seccomp_filter(false);
-        assert_eq!((f[0].code, f[0].k), (BPF_LD_W_ABS, DATA_ARCH));
-        assert_eq!((f[1].code, f[1].k, f[1].jt), (BPF_JMP_JEQ_K, AUDIT_ARCH, 0));
-        // A mismatch jumps to the last instruction, the kill.
-        assert_eq!(1 + 1 + f[1].jf as usize, f.len() - 1);
-        assert_eq!(f.last().map(|i| (i.code, i.k)), Some((BPF_RET_K, libc::SECCOMP_RET_KILL_PROCESS)));
-        // Every jump lands inside the program.
-        for (i, insn) in f.iter().enumerate().filter(|(_, insn)| insn.code & 0x07 == 0x05) {
-            assert!(i + 1 + (insn.jt.max(insn.jf) as usize) < f.len());
+    /// Runs the filter on one system call as the kernel would, and returns its action
+    /// (a jump out of the program, or an instruction the kernel would refuse, panics).
+    fn verdict(filter: &[libc::sock_filter], arch: u32, nr: libc::c_long, args: &[u64]) -> u32 {
+        let mut data = [0u8; 64];
+        data[0..4].copy_from_slice(&(nr as u32).to_le_bytes());
+        data[4..8].copy_from_slice(&arch.to_le_bytes());
+        for (i, arg) in args.iter().enumerate() {
+            data[16 + 8 * i..24 + 8 * i].copy_from_slice(&arg.to_le_bytes());
         }
+        let (mut acc, mut pc) = (0u32, 0usize);
+        loop {
+            let insn = filter[pc];
+            let jump = |taken: bool| if taken { insn.jt as usize } else { insn.jf as usize };
+            pc += 1 + match insn.code {
+                BPF_LD_W_ABS => {
+                    let at = insn.k as usize;
+                    acc = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+                    0
+                }
+                BPF_JMP_JEQ_K => jump(acc == insn.k),
+                BPF_JMP_JGE_K => jump(acc >= insn.k),
+                BPF_RET_K => return insn.k,
+                code => panic!("instruction {code:#x} at {pc}"),
+            };
+        }
+    }
+
+    #[test]
+    fn the_filter_kills_a_foreign_architecture_and_refuses_each_rule_with_its_errno() {
+        use libc::*;
+        const EPERM_: u32 = SECCOMP_RET_ERRNO | EPERM as u32;
+        let (off, on) = (seccomp_filter(false), seccomp_filter(true));
+        assert!(off.len() < 256 && on.len() < off.len());
+        let is = |f: &[sock_filter], nr, args: &[u64]| verdict(f, AUDIT_ARCH, nr, args);
+        // The architecture first: i386 (or x32 on x86-64) is killed before any rule.
+        assert_eq!((off[0].code, off[0].k), (BPF_LD_W_ABS, DATA_ARCH));
+        assert_eq!(verdict(&on, 0x4000_0003, SYS_read, &[]), SECCOMP_RET_KILL_PROCESS);
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(is(&on, SYS_read | X32_SYSCALL_BIT as c_long, &[]), SECCOMP_RET_KILL_PROCESS);
+        for f in [&off, &on] {
+            assert_eq!(is(f, SYS_read, &[]), SECCOMP_RET_ALLOW);
+            assert_eq!(is(f, SYS_fchmodat, &[]), SECCOMP_RET_ALLOW);
+            // Whatever the network: no new session or group, no SysV IPC or POSIX queue.
+            for nr in [SYS_setsid, SYS_setpgid, SYS_msgget, SYS_semget, SYS_shmget, SYS_shmat, SYS_msgctl, SYS_mq_open]
+            {
+                assert_eq!(is(f, nr, &[0, 0, 0]), EPERM_, "{nr}");
+            }
+            // Limits and scheduling of the caller only (pid 0; the kernel reads an int).
+            for nr in
+                [SYS_prlimit64, SYS_sched_setaffinity, SYS_sched_setscheduler, SYS_sched_setparam, SYS_sched_setattr]
+            {
+                assert_eq!(is(f, nr, &[0, 7]), SECCOMP_RET_ALLOW, "{nr}");
+                assert_eq!(is(f, nr, &[1 << 32, 7]), SECCOMP_RET_ALLOW, "{nr}");
+                assert_eq!(is(f, nr, &[1234, 7]), EPERM_, "{nr}");
+            }
+            // setpriority(which, who, prio): the caller or its group, never a user.
+            assert_eq!(is(f, SYS_setpriority, &[PRIO_PROCESS as u64, 0, 5]), SECCOMP_RET_ALLOW);
+            assert_eq!(is(f, SYS_setpriority, &[PRIO_PGRP as u64, 0, 5]), SECCOMP_RET_ALLOW);
+            assert_eq!(is(f, SYS_setpriority, &[PRIO_PROCESS as u64, 1234, 5]), EPERM_);
+            assert_eq!(is(f, SYS_setpriority, &[PRIO_USER as u64, 0, 5]), EPERM_);
+            assert_eq!(is(f, SYS_setpriority, &[u64::MAX, 0, 5]), EPERM_);
+            // ioprio_set(which, who, ioprio): IOPRIO_WHO_PROCESS 1 / PGRP 2 of the caller.
+            assert_eq!(is(f, SYS_ioprio_set, &[1, 0, 0]), SECCOMP_RET_ALLOW);
+            assert_eq!(is(f, SYS_ioprio_set, &[1, 1234, 0]), EPERM_);
+            assert_eq!(is(f, SYS_ioprio_set, &[3, 0, 0]), EPERM_);
+        }
+        // The network off: no socket at all, Unix socket pairs only, no io_uring.
+        let unix = AF_UNIX as u64;
+        assert_eq!(is(&off, SYS_socket, &[unix, SOCK_STREAM as u64]), EPERM_);
+        assert_eq!(is(&off, SYS_socket, &[AF_INET as u64, SOCK_STREAM as u64]), EPERM_);
+        assert_eq!(is(&off, SYS_socketpair, &[unix, SOCK_STREAM as u64]), SECCOMP_RET_ALLOW);
+        assert_eq!(is(&off, SYS_socketpair, &[AF_INET as u64, SOCK_STREAM as u64]), EPERM_);
+        assert_eq!(is(&off, SYS_io_uring_setup, &[8]), SECCOMP_RET_ERRNO | ENOSYS as u32);
+        // The network on: sockets of every family and io_uring.
+        assert_eq!(is(&on, SYS_socket, &[AF_INET as u64, SOCK_STREAM as u64]), SECCOMP_RET_ALLOW);
+        assert_eq!(is(&on, SYS_socket, &[unix, SOCK_STREAM as u64]), SECCOMP_RET_ALLOW);
+        assert_eq!(is(&on, SYS_io_uring_setup, &[8]), SECCOMP_RET_ALLOW);
     }
 
     #[test]

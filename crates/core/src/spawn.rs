@@ -721,20 +721,84 @@ mod tests {
         if !landlock_here() {
             return;
         }
-        let (given, other, ws) = (tmp(), tmp(), tmp());
-        std::fs::write(given.join("a"), "given\n").unwrap();
-        std::fs::write(other.join("b"), "other\n").unwrap();
+        let (given, sibling, ws) = (tmp(), tmp(), tmp());
+        std::fs::write(given.join("a"), "folder\n").unwrap();
+        let file = crate::testutil::wfile(&sibling, "f", b"file\n");
+        std::fs::write(sibling.join("secret"), "secret\n").unwrap();
         std::fs::write(ws.join("c"), "ws\n").unwrap();
+        // A link among the readable paths is not followed to what it points to.
+        std::os::unix::fs::symlink(&sibling, ws.join("link-to-sibling")).unwrap();
+        let link = given.join("link");
+        std::os::unix::fs::symlink(&sibling, &link).unwrap();
         let mut c = writable(&[&ws]);
         for p in ["/usr", "/bin", "/lib", "/lib64", "/etc"] {
             c.readable(p);
         }
-        c.readable(&given).readable(ws.join("gone-since"));
-        let script =
-            format!("cat {}/a {}/c; cat {}/b || echo other-denied", given.display(), ws.display(), other.display());
+        c.readable(&given).readable(&file).readable(&link).readable(ws.join("gone-since"));
+        let script = format!(
+            "cat {g}/a {f} {w}/c; cat {s}/secret || echo sibling-denied; ls {s} || echo list-denied; \
+             cat {g}/link/secret || echo link-denied",
+            g = given.display(),
+            f = file.display(),
+            w = ws.display(),
+            s = sibling.display()
+        );
         let (exit, out, err) = run(&script, Some(&c));
-        assert_eq!(out, "given\nws\nother-denied\n", "{err}");
+        assert_eq!(out, "folder\nfile\nws\nsibling-denied\nlist-denied\nlink-denied\n", "{err}");
         assert_eq!(exit.code, Some(0));
+        // Without readable paths, everything is readable (the denials above are the rules').
+        let (_, out, _) = run(&script, Some(&writable(&[&ws])));
+        assert_eq!(out, "folder\nfile\nws\nsecret\nf\nsecret\nsecret\n");
+    }
+
+    #[test]
+    fn a_confined_shell_cannot_start_a_session_change_the_hosts_limits_or_make_ipc_objects() {
+        if !landlock_here() {
+            return;
+        }
+        let host = std::process::id();
+        let limit = || {
+            let mut l = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            // SAFETY: getrlimit writes into the struct.
+            assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) }, 0);
+            (l.rlim_cur, l.rlim_max)
+        };
+        let before = limit();
+        let has = |tool: &str| Path::new("/usr/bin").join(tool).exists();
+        // `setsid` fails, and a grandchild that calls setsid (and goes on) is still in the
+        // child's session.
+        let script = r#"setsid true; echo "setsid $?"; \
+            perl -e 'use POSIX; POSIX::setsid(); open my $f, "/proc/self/stat"; print +(split / /, <$f>)[5], "\n"' & wait; \
+            echo $$; timeout 5 true && echo timeout-ok"#;
+        let (exit, out, err) = run(script, Some(&Confinement::new()));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 4, "{out}{err}");
+        assert_eq!((lines[0], lines[3]), ("setsid 1", "timeout-ok"), "{out}{err}");
+        assert_eq!(lines[1], lines[2], "{out}");
+        assert_eq!(exit.code, Some(0));
+        // Unconfined, the same calls make a session of their own.
+        let (_, out, _) = run(script, None);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "setsid 0", "{out}");
+        assert_ne!(lines[1], lines[2], "{out}");
+        if has("prlimit") {
+            let script = format!(
+                "prlimit --pid {host} --nofile=100: 2>/dev/null && echo host-changed || echo host-denied; \
+                 prlimit --nofile=100: sh -c 'ulimit -n'"
+            );
+            let (_, out, err) = run(&script, Some(&Confinement::new()));
+            assert_eq!(out, "host-denied\n100\n", "{err}");
+            assert_eq!(limit(), before);
+        } else {
+            println!("no /usr/bin/prlimit: its part skipped");
+        }
+        if has("ipcmk") {
+            let (_, out, err) =
+                run("ipcmk -Q || echo queue-denied; ipcmk -M 4096 || echo shm-denied", Some(&Confinement::new()));
+            assert_eq!(out, "queue-denied\nshm-denied\n", "{err}");
+        } else {
+            println!("no /usr/bin/ipcmk: its part skipped (the filter test covers msgget and shmget)");
+        }
     }
 
     #[test]

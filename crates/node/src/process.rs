@@ -26,32 +26,46 @@ pub struct SpawnOptions {
     pub confine: Option<ConfineOptions>,
 }
 
-/// What a confined child may change: it may read and run anything, write only beneath
-/// `writable` (and /dev/null, /dev/zero, /dev/full, /dev/tty), and use no network unless
-/// `network`.
+/// What a confined child may read and change: it may read and run anything (or only
+/// `readable` and `writable`, when `readable` is given), write only beneath `writable`
+/// (and /dev/null, /dev/zero, /dev/full, /dev/tty), and use no socket (but Unix socket
+/// pairs) unless `network`.
 #[napi(object)]
 pub struct ConfineOptions {
     /// The folders (or files) it may write, make and remove files in; each must exist.
     pub writable: Vec<String>,
     /// The folders (or files) it may read and run; given, nothing else is readable but
-    /// the writable paths. @default undefined (everything is readable)
+    /// the writable paths. One that is gone is skipped; a symbolic link is not followed.
+    /// Not empty. @default undefined (everything is readable)
     pub readable: Option<Vec<String>>,
-    /// Whether it may use the network (any socket, TCP bind and connect). @default false
+    /// Whether it may use the network (any socket, Unix ones too, TCP bind and connect).
+    /// @default false
     pub network: Option<bool>,
 }
 
 #[cfg(target_os = "linux")]
-impl From<&ConfineOptions> for fsgate_core::Confinement {
-    fn from(options: &ConfineOptions) -> fsgate_core::Confinement {
+impl TryFrom<&ConfineOptions> for fsgate_core::Confinement {
+    type Error = fsgate_core::Error;
+
+    fn try_from(options: &ConfineOptions) -> Result<fsgate_core::Confinement, fsgate_core::Error> {
         let mut c = fsgate_core::Confinement::new();
         for path in &options.writable {
             c.writable(path);
         }
-        for path in options.readable.iter().flatten() {
-            c.readable(path);
+        match options.readable.as_deref() {
+            // No rule would be added, and everything would be readable: refused instead.
+            Some([]) => {
+                return Err(fsgate_core::Error::new(
+                    fsgate_core::ErrorKind::InvalidInput,
+                    "confine.readable is empty: leave it out to read everything",
+                ))
+            }
+            readable => readable.into_iter().flatten().for_each(|path| {
+                c.readable(path);
+            }),
         }
         c.network(options.network.unwrap_or(false));
-        c
+        Ok(c)
     }
 }
 
@@ -120,7 +134,7 @@ pub fn spawn_child(completer: &Completer, id: u32, options: SpawnOptions) {
         let child = match &options.confine {
             None => fsgate_core::spawn(&options.file, &options.args, &options.env, &cwd, stdin)?,
             Some(confine) => {
-                let confinement = fsgate_core::Confinement::from(confine);
+                let confinement = fsgate_core::Confinement::try_from(confine)?;
                 fsgate_core::spawn_confined(&options.file, &options.args, &options.env, &cwd, stdin, &confinement)?
             }
         };
