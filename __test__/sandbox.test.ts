@@ -318,6 +318,13 @@ describe('bounded echoes', () => {
     expect(m).toMatch(/^a+ … a*error: unclosed group$/)
   })
 
+  it('a long program name refused by the command lists is cut too', async () => {
+    const { session } = workspace({ preset: 'revka' })
+    const r = await session.call('shell', { command: 'x'.repeat(20_000) })
+    expect(Buffer.byteLength(fails(r, 'COMMAND_DENIED'))).toBeLessThan(700)
+    expect(Buffer.byteLength(JSON.stringify(r.data))).toBeLessThan(700)
+  })
+
   it('a long invalid regex or glob is cut in what the model reads', async () => {
     const { session } = workspace({ preset: 'claude-code' })
     put(session.toolkit.workspace, 'a.txt', 'x\n')
@@ -389,7 +396,7 @@ describe.skipIf(landlock < 1 && !required)('inside landlock', () => {
 })
 
 describe.skipIf(process.platform !== 'linux')('the host is not dumpable', () => {
-  it('a supervised toolkit makes it so; what a host does with its own process still works', async () => {
+  it('what a host does with its own process still works once a supervised toolkit has made it not dumpable', async () => {
     const { session } = workspace()
     ok(await session.call('shell', { command: 'true' }))
     expect(process.report?.getReport()).toBeTruthy()
@@ -424,4 +431,55 @@ console.log(JSON.stringify({ seen }))
       expect(run('closed').seen).toBe(false)
     },
   )
+})
+
+describe('credentials stay hidden wherever they are', () => {
+  const withHome = async (home: string, fn: () => Promise<void>) => {
+    const saved = process.env.HOME
+    process.env.HOME = home
+    try {
+      await fn()
+    } finally {
+      process.env.HOME = saved
+    }
+  }
+
+  itWithBwrap('a workspace that is the home does not bring its keys back (bwrap)', async () => {
+    const home = tempDir('fsgate-home-')
+    put(home, '.ssh/id_test', 'HOME-KEY-MARKER\n')
+    await withHome(home, async () => {
+      const { session } = workspace({ ...yes, policy: { sandbox: 'bwrap' } }, home)
+      const r = await session.call('shell', { command: 'cat .ssh/id_test; echo pwned >> .ssh/authorized_keys; ls -A .ssh | wc -l' })
+      expect(JSON.stringify(r)).not.toContain('HOME-KEY-MARKER')
+      expect(fs.existsSync(path.join(home, '.ssh/authorized_keys'))).toBe(false)
+    })
+  })
+
+  it.skipIf(landlock < 1)('Landlock does not start where a writable root holds credentials', async () => {
+    const home = tempDir('fsgate-home-')
+    put(home, '.ssh/id_test', 'HOME-KEY-MARKER\n')
+    await withHome(home, async () => {
+      const { session } = workspace({ policy: { sandbox: 'landlock' } }, home)
+      expect(fails(await session.call('shell', { command: 'cat .ssh/id_test' }), 'BACKEND_UNAVAILABLE')).toMatch(/holds credentials/)
+    })
+  })
+
+  it('a credential folder that is a link is hidden at its target too (every backend that starts)', async () => {
+    const home = tempDir('fsgate-home-')
+    const keys = fs.mkdtempSync('/var/tmp/fsgate-keys-')
+    try {
+      put(keys, 'id_test', 'LINKED-KEY-MARKER\n')
+      fs.symlinkSync(keys, path.join(home, '.ssh'))
+      await withHome(home, async () => {
+        for (const sandbox of [...(bwrapWorks ? ['bwrap' as const] : []), ...(landlock >= 1 ? ['landlock' as const] : [])]) {
+          const { session } = workspace({ ...yes, policy: { sandbox } })
+          const r = await session.call('shell', { command: `cat ~/.ssh/id_test ${keys}/id_test` })
+          expect(r.data?.sandbox, sandbox).toBe(sandbox)
+          expect(JSON.stringify(r), sandbox).not.toContain('LINKED-KEY-MARKER')
+        }
+      })
+    } finally {
+      fs.rmSync(keys, { recursive: true, force: true })
+    }
+  })
 })

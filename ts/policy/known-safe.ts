@@ -106,7 +106,7 @@ const GIT_DIFF_RISKY: Record<string, string> = {
 }
 const GIT_LOG_OPTIONS: Options = {
   ...GIT_DIFF_OPTIONS,
-  ...flags('--oneline', '--graph', '--all', '--reverse', '--no-merges', '--merges', '--first-parent', '--follow', '--abbrev-commit', '--no-abbrev-commit', '--branches', '--tags', '--remotes', '--left-right', '--cherry-pick', '--topo-order', '--date-order', '--no-decorate', '--source', '--use-mailmap', '-i', '--regexp-ignore-case', '-E', '--extended-regexp', '-F', '--fixed-strings', '--show-signature', '--boundary', '--full-history', '--simplify-by-decoration', '--ancestry-path', '--no-walk', '--show-notes', '--no-notes'),
+  ...flags('--oneline', '--graph', '--all', '--reverse', '--no-merges', '--merges', '--first-parent', '--follow', '--abbrev-commit', '--no-abbrev-commit', '--branches', '--tags', '--remotes', '--left-right', '--cherry-pick', '--topo-order', '--date-order', '--no-decorate', '--source', '--use-mailmap', '-i', '--regexp-ignore-case', '-E', '--extended-regexp', '-F', '--fixed-strings', '--boundary', '--full-history', '--simplify-by-decoration', '--ancestry-path', '--no-walk', '--show-notes', '--no-notes'),
   '-n': NUMBER,
   '--max-count': NUMBER,
   '--skip': NUMBER,

@@ -21,7 +21,7 @@
  *   known-safe list then needs approval, and the result says it ran unsandboxed.
  */
 import { execFile } from 'node:child_process'
-import { accessSync, constants, lstatSync, readdirSync } from 'node:fs'
+import { accessSync, constants, lstatSync, readdirSync, realpathSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -82,7 +82,7 @@ export class Sandbox {
 
   /** The backend, found once: 'auto' tries bwrap, landlock and seatbelt in turn. */
   backend(): Promise<Resolved> {
-    this.resolved ??= resolve(this.options.kind, this.options.order ?? AUTO_ORDER)
+    this.resolved ??= resolve(this.options, this.options.order ?? AUTO_ORDER)
     return this.resolved
   }
 
@@ -128,11 +128,12 @@ export class Sandbox {
 const SANDBOX_EXEC = '/usr/bin/sandbox-exec'
 
 /** Finds the backend for `kind`, starting each candidate once to see that it works here. */
-async function resolve(kind: SandboxKind, order: readonly Exclude<SandboxBackend, 'none'>[]): Promise<Resolved> {
+async function resolve(o: SandboxOptions, order: readonly Exclude<SandboxBackend, 'none'>[]): Promise<Resolved> {
+  const kind = o.kind
   if (kind === 'none') return { backend: 'none' }
   const tried: string[] = []
   for (const backend of kind === 'auto' ? order : [kind]) {
-    const why = await unavailable(backend)
+    const why = await unavailable(backend, o)
     if (why === null) return { backend }
     tried.push(`${backend}: ${why}`)
   }
@@ -141,7 +142,7 @@ async function resolve(kind: SandboxKind, order: readonly Exclude<SandboxBackend
 }
 
 /** Why `backend` cannot start here, or null when it can. */
-async function unavailable(backend: Exclude<SandboxBackend, 'none'>): Promise<string | null> {
+async function unavailable(backend: Exclude<SandboxBackend, 'none'>, o: SandboxOptions): Promise<string | null> {
   if (backend === 'bwrap') {
     if (process.platform !== 'linux') return 'bubblewrap runs on Linux only'
     const bwrap = findExecutable('bwrap')
@@ -160,7 +161,10 @@ async function unavailable(backend: Exclude<SandboxBackend, 'none'>): Promise<st
     if (process.platform !== 'linux') return 'Landlock is a Linux feature'
     if (childStarter !== 'native') return "Landlock needs the addon's own process start (FSGATE_NODE_SPAWN is set)"
     const abi = native.landlockAbi()
-    return abi >= 1 ? null : 'the kernel has no Landlock (Linux 5.13+ with landlock in the LSM list)'
+    if (abi < 1) return 'the kernel has no Landlock (Linux 5.13+ with landlock in the LSM list)'
+    const held = credentialsInRoots(o)
+    // Landlock only grants: what a writable root holds cannot be taken out of it.
+    return held.length === 0 ? null : `the workspace or an allowed path holds credentials (${held.slice(0, 3).join(', ')}), which Landlock cannot hide`
   }
   if (process.platform !== 'darwin') return 'sandbox-exec runs on macOS only'
   return executable(SANDBOX_EXEC) ? null : 'sandbox-exec is not installed'
@@ -195,8 +199,34 @@ function kindOf(p: string): 'dir' | 'file' | null {
 }
 
 /** The credential files and folders of `home` that exist. */
-function credentialPaths(home: string): string[] {
-  return CREDENTIALS.map((name) => path.join(home, name)).filter((p) => kindOf(p) !== null)
+/**
+ * The credential files and folders of `home` that exist: each as named and, when that
+ * is a link (a dotfile manager's `~/.ssh -> ~/dotfiles/ssh`), where it leads too.
+ */
+export function credentialPaths(home: string): string[] {
+  const out: string[] = []
+  for (const name of CREDENTIALS) {
+    const p = path.join(home, name)
+    if (kindOf(p) === null) continue
+    out.push(p)
+    const real = realOrNull(p)
+    if (real !== null && real !== p) out.push(real)
+  }
+  return out
+}
+
+function realOrNull(p: string): string | null {
+  try {
+    return realpathSync(p)
+  } catch {
+    return null
+  }
+}
+
+/** The credential paths that lie in a writable root, which Landlock cannot take out of it. */
+function credentialsInRoots(o: SandboxOptions): string[] {
+  const roots = [o.workspace, ...o.writable]
+  return credentialPaths(o.home).filter((c) => roots.some((r) => r === c || isUnder(r, c)))
 }
 
 /**
@@ -251,14 +281,21 @@ export function bwrapArgs(o: SandboxOptions, cwd = o.workspace): string[] {
   // is reachable on a read-only mount, and the network namespace does not cover it.
   if (kindOf('/run') === 'dir') args.push('--tmpfs', '/run')
   if (kindOf('/var/run') === 'dir') args.push('--tmpfs', '/var/run')
-  for (const name of CREDENTIALS) {
-    const p = path.join(o.home, name)
-    const kind = kindOf(p)
-    if (kind === 'dir') args.push('--tmpfs', p)
-    else if (kind === 'file') args.push('--ro-bind', '/dev/null', p)
+  // After /tmp and /run, so that a workspace under one is still the real one.
+  const roots = [o.workspace, ...o.writable]
+  for (const root of roots) args.push('--bind', root, root)
+  // After the writable binds, so that a workspace that holds the home (or is it) does not
+  // bring them back; by their real paths (a link leads where a dotfile manager put them).
+  const hidden = new Set<string>()
+  for (const p of credentialPaths(o.home)) {
+    const real = realOrNull(p)
+    // One that holds a root would hide the workspace itself.
+    if (real === null || hidden.has(real) || roots.some((r) => r === real || isUnder(real, r))) continue
+    hidden.add(real)
+    const kind = kindOf(real)
+    if (kind === 'dir') args.push('--tmpfs', real)
+    else if (kind === 'file') args.push('--ro-bind', '/dev/null', real)
   }
-  // After /tmp and the hidden folders, so that a workspace under one is still the real one.
-  for (const root of [o.workspace, ...o.writable]) args.push('--bind', root, root)
   const git = path.join(o.workspace, '.git')
   const gitKind = kindOf(git)
   if (gitKind === 'file') args.push('--ro-bind', git, git)
@@ -290,9 +327,10 @@ export function seatbeltProfile(o: SandboxOptions, tmp: string): string {
     '(allow ipc-posix-shm)',
     '(allow pseudo-tty)',
     '(allow file-read*)',
-    ...CREDENTIALS.map((name) => `(deny file-read* (subpath ${q(path.join(o.home, name))}))`),
     `(allow file-write* ${[o.workspace, ...o.writable, tmp].map((p) => `(subpath ${q(p)})`).join(' ')} (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty"))`,
     ...GIT_RUNS_LATER.map((rel) => `(deny file-write* (subpath ${q(path.join(o.workspace, rel))}))`),
+    // Last, so that a writable root that holds them does not open them.
+    ...credentialPaths(o.home).map((p) => `(deny file-read* file-write* (subpath ${q(p)}))`),
     `(deny file-write-unlink (literal ${q(path.join(o.workspace, '.git'))}))`,
   ]
   if (o.network) lines.push('(allow network*)')

@@ -240,11 +240,11 @@ function refuseListed(c: Classification, ctx: ToolContext): void {
         continue
       }
       if (denied.includes(name)) {
-        throw new FsgateError('COMMAND_DENIED', `${name} is on this toolkit's list of denied commands. Do it another way, or tell the user.`, { data: { command: name } })
+        throw new FsgateError('COMMAND_DENIED', `${clip(name, 60)} is on this toolkit's list of denied commands. Do it another way, or tell the user.`, { data: { command: clip(name, 200) } })
       }
       if (allowed && !allowed.includes(name)) {
-        throw new FsgateError('COMMAND_DENIED', `${name} is not on this toolkit's list of allowed commands (${allowed.join(', ')}). Use one of those, or tell the user.`, {
-          data: { command: name, allowed: [...allowed] },
+        throw new FsgateError('COMMAND_DENIED', `${clip(name, 60)} is not on this toolkit's list of allowed commands (${clip(allowed.join(', '), 300)}). Use one of those, or tell the user.`, {
+          data: { command: clip(name, 200), allowed: [...allowed] },
         })
       }
     }
