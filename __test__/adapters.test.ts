@@ -31,7 +31,7 @@ import {
   type Toolkit,
   type ToolResult,
 } from '../ts/index.js'
-import { png, put, removeTempDirs, workspace } from './helpers.js'
+import { cannedFetch, png, put, removeTempDirs, workspace } from './helpers.js'
 
 const PICTURE = png(4, 3)
 const PICTURE_B64 = PICTURE.toString('base64')
@@ -51,17 +51,6 @@ beforeEach(() => {
 })
 afterAll(removeTempDirs)
 
-/** A `fetch` that records each request body and answers with the next canned JSON. */
-function cannedFetch(replies: unknown[]): { fetch: typeof fetch; bodies: Array<Record<string, unknown>> } {
-  const bodies: Array<Record<string, unknown>> = []
-  const fetch = async (_url: string | URL | Request, init?: RequestInit) => {
-    bodies.push(JSON.parse(String(init?.body)))
-    const reply = replies.shift()
-    if (reply === undefined) throw new Error('the scripted model has no more replies')
-    return new Response(JSON.stringify(reply), { status: 200, headers: { 'content-type': 'application/json' } })
-  }
-  return { fetch: fetch as typeof globalThis.fetch, bodies }
-}
 
 // ---------------------------------------------------------------------------------------
 // Anthropic

@@ -366,7 +366,7 @@ describe('definitions', () => {
     expect(() => JSON.parse(JSON.stringify(schema))).not.toThrow()
   }
 
-  it.each(formats)('claude dialect (%s): Read with file_path, offset, limit, pages', (format) => {
+  it.each(formats)('claude dialect (%s): Read with file_path, offset, limit, pages, allow_large', (format) => {
     const defs = ws.toolkit.definitions({ dialect: 'claude', format }).map((d) => flat(d, format))
     const read = defs.find((d) => d.name === 'Read')
     expect(read).toBeDefined()
@@ -374,10 +374,12 @@ describe('definitions', () => {
     checkSchema(read!.schema)
     expect(read!.schema.required).toEqual(['file_path'])
     const props = read!.schema.properties as Record<string, Record<string, unknown>>
-    expect(Object.keys(props).sort()).toEqual(['file_path', 'limit', 'offset', 'pages'])
+    expect(Object.keys(props).sort()).toEqual(['allow_large', 'file_path', 'limit', 'offset', 'pages'])
     expect(props.file_path.type).toBe('string')
-    expect(props.offset).toMatchObject({ type: 'integer', minimum: 0 })
-    expect(props.limit).toMatchObject({ type: 'integer', minimum: 1 })
+    // Numbers, as Claude Code's sdk-tools.d.ts types them.
+    expect(props.offset).toMatchObject({ type: 'number', minimum: 0 })
+    expect(props.limit).toMatchObject({ type: 'number', minimum: 1 })
+    expect(props.allow_large.type).toBe('boolean')
     expect(read!.description).toContain('Grep')
     expect(read!.description).not.toContain('content_search')
   })

@@ -49,8 +49,9 @@ const strip = (text: string) => text.replace(ANSI, '')
 describe('fsgate read', () => {
   it('prints the page and exits 0', () => {
     const r = run(['read', 'five.txt', '--offset', '2', '--limit', '2'])
-    expect(r.stderr).toBe('')
-    expect(r.stdout).toBe('     2\tline 2\n     3\tline 3\n… 2 more lines; continue with offset=4\n')
+    // The page on stdout; where to go on, in the CLI's words, on stderr.
+    expect(r.stdout).toBe('     2\tline 2\n     3\tline 3\n')
+    expect(r.stderr).toBe('… 2 more lines; continue with --offset 4\n')
     expect(r.code).toBe(0)
   })
 
@@ -74,21 +75,22 @@ describe('fsgate read', () => {
 
   it('uses the line style of --preset', () => {
     const r = run(['read', 'five.txt', '--preset', 'revka', '--limit', '2'])
-    expect(r.stdout).toBe('1: line 1\n2: line 2\n[Lines 1-2 of 5]\n… 3 more lines; continue with offset=3\n')
+    expect(r.stdout).toBe('1: line 1\n2: line 2\n[Lines 1-2 of 5]\n')
+    expect(r.stderr).toBe('… 3 more lines; continue with --offset 3\n')
     expect(r.code).toBe(0)
   })
 
-  it('an error exits 1 with its code on stderr and nothing on stdout', () => {
+  it('an error exits 2 with its code on stderr and nothing on stdout', () => {
     const r = run(['read', 'missing.txt'])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     expect(r.stderr).toContain('NOT_FOUND')
     expect(r.stderr).toContain('missing.txt')
   })
 
-  it('a path outside the workspace exits 1 with PATH_OUTSIDE_WORKSPACE', () => {
+  it('a path outside the workspace exits 2 with PATH_OUTSIDE_WORKSPACE', () => {
     const r = run(['read', '../../etc/passwd'])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stderr).toContain('PATH_OUTSIDE_WORKSPACE')
     expect(r.stdout).not.toContain('root:')
   })
@@ -114,9 +116,9 @@ describe('--json', () => {
     })
   })
 
-  it('prints an error result and exits 1', () => {
+  it('prints an error result and exits 2', () => {
     const r = run(['read', 'missing.txt', '--json'])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     const result = JSON.parse(r.stdout)
     expect(result.isError).toBe(true)
     expect(result.error.code).toBe('NOT_FOUND')
@@ -168,17 +170,36 @@ describe('usage', () => {
     expect(r.stdout).toBe('')
   })
 
+  it('no command exits 2 with the usage on stderr', () => {
+    const r = run([])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain('Usage')
+  })
+
   it.each([
-    ['no command', []],
-    ['an unknown command', ['frobnicate']],
-    ['read without a path', ['read']],
-    ['read with two paths', ['read', 'a', 'b']],
-    ['an unknown option', ['read', 'five.txt', '--bogus']],
-    ['an unknown preset', ['read', 'five.txt', '--preset', 'yolo']],
-  ])('%s exits 2 with the usage', (_label, args) => {
+    ['read without a path', ['read'], "fsgate read: read takes one or more paths\nRun 'fsgate read --help' for the usage.\n"],
+    ['an unknown option', ['read', 'five.txt', '--bogus'], "fsgate read: Unknown option '--bogus'"],
+    ['an unknown preset', ['read', 'five.txt', '--preset', 'yolo'], "fsgate read: unknown preset 'yolo' (guarded, claude-code, revka or consent)"],
+    ['an unknown dialect', ['definitions', '--dialect', 'x'], "fsgate definitions: unknown dialect 'x'"],
+  ])('%s exits 2 with one message and where the usage is, on stderr', (_label, args, message) => {
     const r = run(args)
     expect(r.code).toBe(2)
-    expect(r.stdout + r.stderr).toContain('Usage')
+    expect(r.stdout).toBe('')
+    expect(r.stderr.startsWith(message)).toBe(true)
+    expect(r.stderr).toMatch(/Run 'fsgate \w+ --help' for the usage\.\n$/)
+    // Said once: no "fsgate definitions: fsgate: …", no whole help page.
+    expect(r.stderr.match(/fsgate/g)?.length).toBe(2)
+  })
+
+  it('an unknown command names the commands and the nearest one', () => {
+    const r = run(['raed', 'five.txt'])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain("fsgate: 'raed' is not a command. Did you mean 'read'?")
+    expect(r.stderr).toContain('The commands: read, write, edit, pdf, glob, grep, search, ls, tree, git, risk, definitions, mcp, help.')
+    expect(run(['frobnicate']).stderr).not.toContain('Did you mean')
+    expect(run(['help', 'frobnicate']).code).toBe(2)
   })
 
   it('a workspace that does not exist fails cleanly, without a stack trace', () => {
@@ -223,12 +244,12 @@ describe('fsgate pdf and read --pages', () => {
     expect(cut.stdout).toContain('[… truncated: showing 20 of')
   })
 
-  it('read --pages picks pages; pdf of a text file exits 1 with INVALID_PDF', () => {
+  it('read --pages picks pages; pdf of a text file exits 2 with INVALID_PDF', () => {
     const r = run(['read', 'two.pdf', '--pages', '2'])
     expect(r.code).toBe(0)
     expect(r.stdout).toBe('--- Page 2 of 2 ---\nSecond page words\n')
     const bad = run(['pdf', 'five.txt'])
-    expect(bad.code).toBe(1)
+    expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('INVALID_PDF')
     expect(run(['pdf', 'two.pdf', '--max-chars', 'x']).code).toBe(2)
   })
@@ -246,13 +267,14 @@ describe('fsgate glob, grep, search', () => {
 
   it('grep prints ripgrep-style lines; -i, --include, --mode and -C pass through', () => {
     expect(run(['grep', 'line [24]']).stdout).toBe('five.txt:2:line 2\nfive.txt:4:line 4\n')
-    expect(run(['grep', 'DEEP', '-i', '--include', '*.txt', '--mode', 'files_with_matches']).stdout).toBe('Found 1 file\nsub/deep.txt\n')
+    // Counts and notes go to stderr: stdout is the paths alone.
+    expect(run(['grep', 'DEEP', '-i', '--include', '*.txt', '--mode', 'files_with_matches'])).toMatchObject({ code: 0, stdout: 'sub/deep.txt\n', stderr: '' })
     expect(run(['grep', 'line 3', '-C', '1']).stdout).toBe('five.txt-2-line 2\nfive.txt:3:line 3\nfive.txt-4-line 4\n')
   })
 
-  it('grep with a bad regex exits 1 with INVALID_PATTERN on stderr', () => {
+  it('grep with a bad regex exits 2 with INVALID_PATTERN on stderr', () => {
     const r = run(['grep', 'a('])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/unclosed group[\s\S]*\(error code INVALID_PATTERN\)/)
   })
 
@@ -289,9 +311,9 @@ describe('fsgate git and risk', () => {
     expect(diff.stdout).toMatch(/^\+b$/m)
     expect(run(['git', 'commit', '--workspace', repoDir]).code).toBe(2)
     expect(run(['git', 'status', 'a.txt', '--workspace', repoDir]).code).toBe(2)
-    // Not a repository: the tool's error, exit 1.
+    // Not a repository: the tool's error, exit 2.
     const none = run(['git', 'status'])
-    expect(none.code).toBe(1)
+    expect(none.code).toBe(2)
     expect(none.stderr).toMatch(/NOT_FOUND/)
   })
 
@@ -336,7 +358,7 @@ describe('fsgate write and edit', () => {
     expect(missing.code).toBe(2)
     expect(missing.stderr).toContain('no-such-file')
     const outside = run(['write', '../escape.txt'], ws, { input: 'x' })
-    expect(outside.code).toBe(1)
+    expect(outside.code).toBe(2)
     expect(outside.stderr).toContain('PATH_OUTSIDE_WORKSPACE')
     expect(run(['write'], ws, { input: 'x' }).code).toBe(2)
   })
@@ -355,7 +377,8 @@ describe('fsgate write and edit', () => {
   it('edit --all replaces every match; without it several matches are AMBIGUOUS_MATCH', () => {
     put(ws, 'many.txt', 'x = 1\nx = 2\nx = 3\n')
     const amb = run(['edit', 'many.txt', '--old', 'x =', '--new', 'y ='])
-    expect(amb.code).toBe(1)
+    expect(amb.code).toBe(2)
+    expect(amb.stderr).toContain('--old matches 3 times; must match exactly once. Add surrounding lines to --old to pick one, or add --all to change all 3.')
     expect(amb.stderr).toContain('(error code AMBIGUOUS_MATCH)')
     const r = run(['edit', 'many.txt', '--old', 'x =', '--new', 'y =', '--all'])
     expect(r.code).toBe(0)
@@ -364,15 +387,16 @@ describe('fsgate write and edit', () => {
     expect(fs.readFileSync(path.join(ws, 'many.txt'), 'utf8')).toBe('y = 1\ny = 2\ny = 3\n')
   })
 
-  it('a failing edit exits 1 with STRING_NOT_FOUND on stderr and leaves the file alone', () => {
+  it('a failing edit exits 2 with STRING_NOT_FOUND on stderr, in the CLI\'s words, and leaves the file alone', () => {
     put(ws, 'keep.txt', 'keep me\n')
     const r = run(['edit', 'keep.txt', '--old', 'absent', '--new', 'x'])
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
-    expect(r.stderr).toMatch(/old_string was not found in keep\.txt[\s\S]*\(error code STRING_NOT_FOUND\)/)
+    expect(r.stderr).toMatch(/--old was not found in keep\.txt[\s\S]*\(error code STRING_NOT_FOUND\)/)
+    expect(r.stderr).not.toMatch(/old_string|file_read/)
     expect(fs.readFileSync(path.join(ws, 'keep.txt'), 'utf8')).toBe('keep me\n')
     const json = run(['edit', 'keep.txt', '--old', 'absent', '--new', 'x', '--json'])
-    expect(json.code).toBe(1)
+    expect(json.code).toBe(2)
     expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'STRING_NOT_FOUND', errorCode: 8 })
   })
 
@@ -380,20 +404,22 @@ describe('fsgate write and edit', () => {
     for (const args of [['edit', 'keep.txt', '--new', 'x'], ['edit', 'keep.txt', '--old', 'x'], ['edit', '--old', 'a', '--new', 'b']]) {
       const r = run(args)
       expect(r.code).toBe(2)
-      expect(r.stderr).toContain('Usage: fsgate edit')
+      expect(r.stderr).toContain("Run 'fsgate edit --help' for the usage.")
     }
   })
 })
 
 describe('help for each command', () => {
   it.each([
-    ['read', ['--offset', '--limit', '--pages']],
+    ['read', ['--offset', '--limit', '--all', '--pages']],
     ['write', ['--from']],
     ['edit', ['--old', '--new', '--all', '--diff']],
     ['pdf', ['--max-chars']],
-    ['glob', ['--hidden', '--no-ignore']],
-    ['grep', ['--include', '--ignore-case', '--mode', '--context', '--hidden', '--no-ignore']],
-    ['search', ['--top']],
+    ['glob', ['--hidden', '--no-ignore', '--max', '--offset', '--all']],
+    ['grep', ['--include', '--ignore-case', '--fixed-strings', '--word-regexp', '--type', '--multiline', '--mode', '--context', '--hidden', '--no-ignore', '--max', '--offset', '--all']],
+    ['search', ['--top', '--max']],
+    ['ls', ['--tree', '--depth', '--hidden', '--no-ignore', '--max']],
+    ['tree', ['--depth', '--max']],
     ['git', ['--cached', '--limit']],
     ['risk', ['--json']],
     ['definitions', ['--dialect', '--format']],
@@ -410,12 +436,13 @@ describe('help for each command', () => {
 
   it('fsgate --help lists every command; an option a command does not take is a usage error', () => {
     const r = run(['--help'])
-    for (const command of ['read', 'write', 'edit', 'pdf', 'glob', 'grep', 'search', 'git', 'risk', 'definitions', 'mcp']) {
+    for (const command of ['read', 'write', 'edit', 'pdf', 'glob', 'grep', 'search', 'ls', 'tree', 'git', 'risk', 'definitions', 'mcp']) {
       expect(r.stdout).toContain(`fsgate ${command} `)
     }
     const bad = run(['glob', '*.txt', '--top', '3'])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain('Usage: fsgate glob')
+    expect(bad.stderr.startsWith("fsgate glob: Unknown option '--top'")).toBe(true)
+    expect(bad.stderr.endsWith("Run 'fsgate glob --help' for the usage.\n")).toBe(true)
   })
 
   it('options may come before the command', () => {
@@ -442,7 +469,7 @@ describe('colour', () => {
 
   it('errors are red with their code when forced', () => {
     const r = run(['read', 'missing.txt'], ws, { env: { FORCE_COLOR: '1' } })
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stderr).toContain('\x1b[31m')
     expect(strip(r.stderr)).toContain('(error code NOT_FOUND)')
   })

@@ -48,7 +48,7 @@ describe('consumers of the installed tarball', () => {
     for (const dir of [out, app]) if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
-  const expected = { isError: false, text: '     2\ttwo', totalLines: 2 }
+  const expected = { isError: false, text: '2\ttwo', totalLines: 2 }
 
   it('works from an ES module: import { createToolkit } from "fsgate"', () => {
     writeFileSync(path.join(app, 'esm.mjs'), consumer(`import { createToolkit } from 'fsgate'`))

@@ -10,7 +10,10 @@
  * folder, a link, a FIFO) between the read and the write is refused as STALE or with a
  * clear error, leaving the other party's version. Two processes editing one file: one
  * wins, the other is STALE. What the suite found wrong is in 'regressions found by the
- * fault suite': each test failed before its fix.
+ * fault suite': each test failed before its fix. apply_patch (a patch of several files):
+ * killed at any moment every file is whole and the files already renamed are the first
+ * ones of the patch; a full disk changes nothing; a file changed by another program while
+ * the patch renames its files makes the patch STALE with the renamed ones put back.
  *
  * Every case asserts the disk exactly (bytes, every entry), not only the error code. Child
  * processes load dist/ (npm test builds it first); in-process cases use the TypeScript sources.
@@ -30,6 +33,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { PresetName, ToolResult } from '../ts/index.js'
 import { fillDisk, fillInodes, freeBytes, tree } from './fixtures/disk.mjs'
 import { fails, ok, put, removeTempDirs, tempDir, textOf, until, workspace } from './helpers.js'
+import { needs } from './peers.js'
 
 afterAll(removeTempDirs)
 
@@ -901,6 +905,8 @@ describe('two processes, one file', () => {
 // Holding a process inside one system call (strace), to land a change in a chosen window
 
 const STRACE_WHY = process.platform !== 'linux' ? 'not Linux' : tryRun('strace', ['-f', '-qq', '-o', '/dev/null', '-e', 'trace=rename', 'true'])
+/** The tests that hold a process inside a system call need strace (CI=true requires it). */
+const withStrace = needs({ strace: STRACE_WHY === null }, import.meta.url)
 
 /**
  * A session in a child process under strace, where each of `syscalls` waits `delayMs` on
@@ -967,7 +973,7 @@ describe('regressions found by the fault suite', () => {
     }
   })
 
-  it.skipIf(STRACE_WHY !== null)('an edit held at its rename while another process edits the same file: the later rename must not win silently', async () => {
+  withStrace.it('an edit held at its rename while another process edits the same file: the later rename must not win silently', async () => {
     dist()
     const dir = tempDir('fsgate-fault-held-')
     const v0 = versionOf(0)
@@ -996,7 +1002,7 @@ describe('regressions found by the fault suite', () => {
     }
   })
 
-  it.skipIf(STRACE_WHY !== null)('a file truncated by another program while an edit is at its rename: STALE and the truncated file kept', async () => {
+  withStrace.it('a file truncated by another program while an edit is at its rename: STALE and the truncated file kept', async () => {
     dist()
     const dir = tempDir('fsgate-fault-trunc-')
     put(dir, 'f.txt', versionOf(0))
@@ -1015,7 +1021,7 @@ describe('regressions found by the fault suite', () => {
     }
   })
 
-  it.skipIf(STRACE_WHY !== null)('a file replaced (renamed over) just as a write opens it is STALE, not PATH_OUTSIDE_WORKSPACE ("outside the workspace … use a path inside")', async () => {
+  withStrace.it('a file replaced (renamed over) just as a write opens it is STALE, not PATH_OUTSIDE_WORKSPACE ("outside the workspace … use a path inside")', async () => {
     dist()
     const dir = tempDir('fsgate-fault-swap-')
     const file = put(dir, 'f.txt', 'alpha\nbeta\n')
@@ -1089,5 +1095,148 @@ describe('regressions found by the fault suite', () => {
     const r = await session.call('Write', { file_path: 'src/new.txt', content: 'x\n' })
     expect({ code: r.error?.code, field: r.data?.field }).toEqual({ code: 'INVALID_INPUT', field: 'file_path' })
     expect(textOf(r)).toMatch(/^file_path /)
+  })
+})
+
+// ---------------------------------------------------------------------------------------
+// 7. apply_patch: a patch of several files (issue 19)
+
+describe('apply_patch: a patch of several files', () => {
+  const FILES = ['f0.txt', 'f1.txt', 'f2.txt', 'f3.txt']
+  /** A patched file at generation `gen`: its first line, then ~1 MiB of lines. */
+  const fileAt = (gen: number) => `gen ${gen}\n${linesOf('body', 20_000)}`
+  const genOf = (bytes: Buffer | null): number | string => {
+    if (bytes === null) return 'absent'
+    const text = bytes.toString('utf8')
+    const m = /^gen (\d+)\n/.exec(text)
+    return m && text === fileAt(Number(m[1])) ? Number(m[1]) : `a mix of ${bytes.length} bytes`
+  }
+
+  it('killed with SIGKILL at any moment: every file whole, the files renamed a prefix of the patch’s order, extra.txt last', async () => {
+    dist()
+    const rounds = ROUNDS ?? 8
+    const seen: Record<string, number> = {}
+    let left = 0
+    for (let round = 0; round < rounds; round++) {
+      const dir = tempDir('fsgate-fault-patch-kill-')
+      for (const f of FILES) fs.writeFileSync(path.join(dir, f), fileAt(0))
+      const lines: string[] = []
+      let stderr = ''
+      const step = 1 + Math.floor(Math.random() * 3)
+      const delay = Math.random() * 60
+      const signal = await new Promise<NodeJS.Signals | null>((resolve, reject) => {
+        const child = spawn(process.execPath, [path.join(FIXTURES, 'patch-flip.mjs'), dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+        child.stderr.on('data', (d) => (stderr += d))
+        readline.createInterface({ input: child.stdout }).on('line', (line) => {
+          lines.push(line)
+          if (line === `start ${step}`) setTimeout(() => child.kill('SIGKILL'), delay)
+        })
+        child.on('error', reject)
+        child.on('close', (_code, sig) => resolve(sig))
+      })
+      expect(stderr).toBe('')
+      expect(signal, `round ${round}: the child exited by itself: ${lines.slice(-3)}`).toBe('SIGKILL')
+      const last = lines.filter((l) => l.startsWith('start ') || l.startsWith('done ')).at(-1) ?? 'start 0'
+      const n = Number(last.split(' ')[1])
+      const finished = last.startsWith('done ')
+      const gens = FILES.map((f) => genOf(bytesOf(path.join(dir, f))))
+      const extra = bytesOf(path.join(dir, 'extra.txt'))?.toString() ?? null
+      const why = `round ${round}, killed in ${last}: ${JSON.stringify({ gens, extra })}`
+      // Whole files only, of the step before or the step in flight.
+      for (const g of gens) expect([n - 1, n], why).toContain(g)
+      // Renamed in the patch's order: the new ones come first.
+      const renamed = gens.filter((g) => g === n).length
+      expect(gens, why).toEqual(FILES.map((_, i) => (i < renamed ? n : n - 1)))
+      if (finished) expect(renamed, why).toBe(FILES.length)
+      // extra.txt is added after the four files are written, and deleted after they are all in place.
+      const before = (n - 1) % 2 === 1 ? `extra ${n - 1}\n` : null
+      const after = n % 2 === 1 ? `extra ${n}\n` : null
+      if (renamed < FILES.length) expect(extra, why).toBe(before)
+      else expect([before, after], why).toContain(extra)
+      const key = renamed === 0 ? 'all old' : renamed === FILES.length ? 'all new' : `${renamed} of 4 new`
+      seen[key] = (seen[key] ?? 0) + 1
+      // What a kill leaves besides: hidden temp files beside the files, nothing else.
+      const temps = tree(dir).filter(isTemp)
+      for (const t of temps) expect(path.basename(t).startsWith('.'), t).toBe(true)
+      expect(tree(dir).filter((p) => !isTemp(p))).toEqual([...(extra === null ? [] : ['extra.txt']), ...FILES].sort())
+      left += temps.length
+      // A later patch in a new session works on what the kill left, and ignores the temp files.
+      const { session } = workspace({ preset: 'claude-code' }, dir)
+      const next = gens.flatMap((g, i) => [`*** Update File: ${FILES[i]}`, '@@', `-gen ${g}`, '+gen 100'])
+      ok(await session.call('apply_patch', { input: ['*** Begin Patch', ...next, '*** End Patch'].join('\n') }))
+      for (const f of FILES) expect(genOf(bytesOf(path.join(dir, f)))).toBe(100)
+    }
+    console.log(`[faults] apply_patch SIGKILL, ${rounds} kills: ${JSON.stringify(seen)}; temp files left: ${left}`)
+  })
+
+  it.skipIf(DISK_WAY.how === 'none')('a full disk while the patch is written: NO_SPACE, and every file, folder and temp file as before; the same patch succeeds once there is space', async () => {
+    if (DISK_WAY.how === 'userns') dist()
+    await onSmallDisk('claude-code', { size: '1m' }, async (box) => {
+      const d = box.disk
+      const keep = linesOf('keep', 1000)
+      await d.put('keep.txt', keep)
+      await d.put('del.txt', 'delete me\n')
+      await d.put('sub/grow.txt', linesOf('grow', 100))
+      const big = linesOf('new', 2000).split('\n').slice(0, -1).map((l) => `+${l}`)
+      const patch = [
+        '*** Begin Patch',
+        '*** Update File: keep.txt',
+        '@@',
+        '-keep line 000001 ........................',
+        '+kept',
+        '*** Delete File: del.txt',
+        '*** Update File: sub/grow.txt',
+        '*** Move to: fresh/deep/grown.txt',
+        '@@',
+        '-grow line 000002 ........................',
+        '+grown',
+        '*** Add File: fresh/other/big.txt',
+        ...big,
+        '*** End Patch',
+      ].join('\n')
+      await d.fill('filler.bin', 8 << 10)
+      const disk = await d.tree()
+      const r = await box.call('apply_patch', { input: patch })
+      const text = fails(r, 'NO_SPACE')
+      expect(text).toMatch(/full/i)
+      expect(text).toContain('Every file of the patch is as it was')
+      expect(Buffer.byteLength(text)).toBeLessThan(600)
+      expect(await d.tree()).toEqual(disk)
+      expect((await d.read('keep.txt'))?.toString()).toBe(keep)
+      expect((await d.read('del.txt'))?.toString()).toBe('delete me\n')
+      await d.rm('filler.bin')
+      ok(await box.call('apply_patch', { input: patch }))
+      expect(await d.tree()).toEqual(['fresh/', 'fresh/deep/', 'fresh/deep/grown.txt', 'fresh/other/', 'fresh/other/big.txt', 'keep.txt', 'sub/'])
+      expect((await d.read('keep.txt'))?.toString()).toBe(keep.replace('keep line 000001 ........................', 'kept'))
+    })
+  })
+
+  it.skipIf(STRACE_WHY !== null)('a file changed by another program while the patch renames its files: STALE, and the files already renamed are put back', async () => {
+    dist()
+    const dir = tempDir('fsgate-fault-patch-held-')
+    for (const f of ['a.txt', 'b.txt', 'c.txt']) put(dir, f, `${f} v0\n`)
+    const held = straced(dir, 'claude-code', 'rename,renameat,renameat2', 400)
+    try {
+      held.mark()
+      const body = ['a.txt', 'b.txt', 'c.txt'].flatMap((f) => [`*** Update File: ${f}`, '@@', `-${f} v0`, `+${f} v1`])
+      const patching = held.box.call('apply_patch', { input: ['*** Begin Patch', ...body, '*** Add File: new/d.txt', '+d', '*** End Patch'].join('\n') })
+      // Every new version is staged; the first is about to go into place.
+      await held.entered(/rename.*fsgate-tmp/)
+      fs.writeFileSync(path.join(dir, 'c.txt'), 'c.txt by someone else\n')
+      const r = await patching
+      const text = fails(r, 'STALE')
+      expect(text).toContain('c.txt')
+      expect(text).toContain('Every file of the patch is as it was')
+      expect(tree(dir)).toEqual(['a.txt', 'b.txt', 'c.txt'])
+      expect(['a.txt', 'b.txt', 'c.txt'].map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))).toEqual(['a.txt v0\n', 'b.txt v0\n', 'c.txt by someone else\n'])
+      expect(r.data?.onDisk).toEqual([
+        { path: 'a.txt', state: 'old' },
+        { path: 'b.txt', state: 'old' },
+        { path: 'c.txt', state: 'old' },
+        { path: 'new/d.txt', state: 'old' },
+      ])
+    } finally {
+      await held.box.close()
+    }
   })
 })

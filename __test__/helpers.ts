@@ -396,3 +396,15 @@ export function applyUnifiedDiff(old: string, diff: string): string {
   while (pos < src.length) out.push(src[pos++])
   return out.join('')
 }
+
+/** A `fetch` for an SDK client that records each request body and answers with the next canned JSON reply. */
+export function cannedFetch(replies: unknown[]): { fetch: typeof globalThis.fetch; bodies: Array<Record<string, unknown>> } {
+  const bodies: Array<Record<string, unknown>> = []
+  const fetch = async (_url: string | URL | Request, init?: RequestInit) => {
+    bodies.push(JSON.parse(String(init?.body)))
+    const reply = replies.shift()
+    if (reply === undefined) throw new Error('the scripted model has no more replies')
+    return new Response(JSON.stringify(reply), { status: 200, headers: { 'content-type': 'application/json' } })
+  }
+  return { fetch: fetch as typeof globalThis.fetch, bodies }
+}

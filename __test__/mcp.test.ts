@@ -18,9 +18,17 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { type CallToolResult, ElicitRequestSchema, type ElicitResult, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  type CallToolResult,
+  ElicitRequestSchema,
+  type ElicitResult,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
+import { BoundedEventStore } from '../ts/mcp/events.js'
 import { newest, put, removeTempDirs, tempDir } from './helpers.js'
 import { textPdf } from './pdf-make.js'
 
@@ -97,10 +105,20 @@ afterEach(async () => {
 })
 
 /** Starts the server over stdio on workspace `dir` (null: none given) and connects a client; stderr is collected. */
-async function stdio(dir: string | null, args: string[] = [], answer?: Answer): Promise<Connected & { stderr: () => string }> {
-  const c = newClient(answer)
+async function stdio(
+  dir: string | null,
+  args: string[] = [],
+  answer?: Answer,
+  options: { env?: NodeJS.ProcessEnv; client?: Connected } = {},
+): Promise<Connected & { stderr: () => string }> {
+  const c = options.client ?? newClient(answer)
   const where = dir === null ? [] : ['--workspace', dir]
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--input-type=module', '-e', LAUNCH, '--', ...where, ...args], env: ENV, stderr: 'pipe' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--input-type=module', '-e', LAUNCH, '--', ...where, ...args],
+    env: (options.env ?? ENV) as Record<string, string>,
+    stderr: 'pipe',
+  })
   let err = ''
   transport.stderr?.on('data', (chunk: Buffer) => {
     err += chunk.toString('utf8')
@@ -200,6 +218,48 @@ function request(port: number, options: { path?: string; method?: string; header
   })
 }
 
+
+interface SseEvent {
+  id?: string
+  retry?: string
+  data: string
+}
+
+/** Sends a request whose answer is an SSE stream and collects its events until `enough` holds (or 5 s pass), then drops the connection. */
+function sse(port: number, options: { method?: string; headers: Record<string, string>; body?: string }, enough: (events: SseEvent[]) => boolean) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; events: SseEvent[] }>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: options.method ?? 'POST', headers: options.headers }, (res) => {
+      const events: SseEvent[] = []
+      let buffer = ''
+      const done = () => {
+        clearTimeout(timer)
+        res.destroy()
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, events })
+      }
+      const timer = setTimeout(done, 5000)
+      res.on('data', (d: Buffer) => {
+        buffer += d.toString('utf8')
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const event: SseEvent = { data: '' }
+          for (const line of block.split('\n')) {
+            const m = /^(\w+): ?(.*)$/.exec(line)
+            if (m?.[1] === 'id') event.id = m[2]
+            else if (m?.[1] === 'retry') event.retry = m[2]
+            else if (m?.[1] === 'data') event.data += m[2]
+          }
+          if (!block.startsWith(':')) events.push(event)
+        }
+        if (enough(events)) done()
+      })
+      res.on('end', done)
+    })
+    req.on('error', reject)
+    req.end(options.body)
+  })
+}
+
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -219,12 +279,17 @@ describe('stdio', () => {
       'file_read',
       'file_write',
       'file_edit',
+      'notebook_edit',
       'glob_search',
       'content_search',
+      'list_directory',
+      'file_info',
       'semantic_code_search',
       'pdf_read',
       'git_operations',
       'shell',
+      'task_output',
+      'task_stop',
     ])
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object')
@@ -238,7 +303,8 @@ describe('stdio', () => {
 
   it('calls every tool', async () => {
     const dir = makeWorkspace()
-    const { client } = await stdio(dir)
+    const home = tempDir()
+    const { client, stderr } = await stdio(dir, [], undefined, { env: { ...ENV, HOME: home } })
     expect(await ok(client, 'file_read', { path: 'notes.txt' })).toBe('     1\talpha\n     2\tbeta\n     3\tgamma')
     expect(await ok(client, 'file_write', { path: 'new/hello.txt', content: 'hello\n' })).toMatch(/hello\.txt/)
     expect(fs.readFileSync(path.join(dir, 'new/hello.txt'), 'utf8')).toBe('hello\n')
@@ -250,9 +316,15 @@ describe('stdio', () => {
     expect(await ok(client, 'git_operations', { operation: 'log' })).toContain('initial')
     expect(await ok(client, 'shell', { command: 'echo from-shell' })).toContain('from-shell')
     // The file just written is the session's own: an edit needs no new read, and the
-    // consent gate for new/ asks for the phrase, which is in the text (SPEC §5.3).
+    // consent gate for new/ asks for the phrase. Over MCP nobody notes the user's messages,
+    // so the phrase is not in the text the model reads (SPEC §8.1): it goes to the user,
+    // here a private file, as stderr is no terminal.
     const gate = await fails(client, 'file_edit', { path: 'new/hello.txt', old_string: 'hello', new_string: 'howdy' }, 'PERMISSION_REQUIRED')
-    const phrase = /allow edits in new\/ [0-9a-z-]+/.exec(gate)?.[0]
+    expect(gate).not.toMatch(/allow edits in new\/ [0-9a-z-]+/)
+    const file = (await waitFor(stderr, /consent needed \(session [^)]*\): the phrase is in (\S+)/))[1]
+    expect(file).toBe(path.join(home, '.local/state/fsgate/phrases.log'))
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+    const phrase = /allow edits in new\/ [0-9a-z-]+/.exec(fs.readFileSync(file, 'utf8'))?.[0]
     expect(phrase).toBeDefined()
     await ok(client, 'file_edit', { path: 'new/hello.txt', old_string: 'hello', new_string: 'howdy', grant_phrase: phrase })
     expect(fs.readFileSync(path.join(dir, 'new/hello.txt'), 'utf8')).toBe('howdy\n')
@@ -265,20 +337,28 @@ describe('stdio', () => {
     expect(await fails(client, 'file_read', { path: '../outside.txt' }, 'PATH_OUTSIDE_WORKSPACE')).toBeTruthy()
     await fails(client, 'file_write', { path: 'notes.txt', content: 'x' }, 'NOT_READ')
     await fails(client, 'file_read', { offset: 1 }, 'INVALID_INPUT')
-    await fails(client, 'no_such_tool', {}, 'INVALID_INPUT')
+    // A tool the server does not list is a protocol error (-32602), not a result (MCP 2025-11-25);
+    // so is a tool of another dialect than the one listed.
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: no_such_tool') })
+    await expect(client.callTool({ name: 'Read', arguments: { file_path: 'notes.txt' } })).rejects.toMatchObject({ code: -32602 })
     expect(fs.readFileSync(path.join(dir, 'notes.txt'), 'utf8')).toBe('alpha\nbeta\ngamma\n')
   })
 
   it('sends the approval phrase to the user, never to the model, when the client cannot elicit', async () => {
     const dir = makeWorkspace()
-    const { client, logs, stderr } = await stdio(dir)
+    const home = tempDir()
+    const { client, logs, stderr } = await stdio(dir, [], undefined, { env: { ...ENV, HOME: home } })
     // High: a sandboxed command that still needs the user.
     const text = await fails(client, 'shell', { command: 'rm -rf src' }, 'APPROVAL_REQUIRED')
     expect(text).not.toMatch(/approve command/)
-    expect(text).toMatch(/server's own log/)
-    // The phrase is in the server's own log only: nothing sent to the client carries it,
-    // not even a log notification (it travels on the tool call's response stream).
-    const phrase = (await waitFor(stderr, /tell the assistant: (approve command [0-9a-z-]+)/))[1]
+    expect(text).toMatch(/phrases\.log, which you cannot see/)
+    // The phrase is in a file only the user reads (stderr is no terminal here, and clients
+    // keep a server's stderr in logs): nothing sent to the client carries it, not even a
+    // log notification (it travels on the tool call's response stream), nor stderr.
+    const file = (await waitFor(stderr, /approval needed \(session [^)]*\): the phrase is in (\S+)/))[1]
+    expect(stderr()).not.toMatch(/approve command/)
+    const phrase = (/tell the assistant: (approve command [0-9a-z-]+)/.exec(fs.readFileSync(file, 'utf8')) ?? [])[1] as string
+    expect(phrase).toBeDefined()
     expect(logs.some((l) => l.includes(phrase) || l.includes(phrase.split(' ').pop() as string))).toBe(false)
     expect(fs.existsSync(path.join(dir, 'src'))).toBe(true)
     await ok(client, 'shell', { command: 'rm -rf src', grant_phrase: phrase })
@@ -360,7 +440,7 @@ describe('Streamable HTTP', () => {
     expect(await request(port, { path: '/healthz', method: 'GET' })).toEqual({ status: 200, body: 'ok\n' })
 
     const a = await httpClient(url)
-    expect((await a.client.listTools()).tools).toHaveLength(9)
+    expect((await a.client.listTools()).tools).toHaveLength(14)
     expect(await ok(a.client, 'file_read', { path: 'notes.txt', offset: 2, limit: 1 })).toContain('beta')
     await fails(a.client, 'shell', { command: 'rm -rf src' }, 'APPROVAL_REQUIRED')
     // Over HTTP no notification carries the phrase on the call's stream either.
@@ -375,6 +455,49 @@ describe('Streamable HTTP', () => {
 
     child.kill('SIGTERM')
     expect(await exited(child)).toBe(0)
+  })
+
+  it('resumable streams: a priming event with an id and retry, ids on every event, and Last-Event-ID replays what was missed', async () => {
+    const { port } = await startHttp(makeWorkspace())
+    const init = await sse(
+      port,
+      { headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) },
+      (e) => e.length >= 2,
+    )
+    expect(init.status).toBe(200)
+    // The priming event: an id, retry, and empty data.
+    expect(init.events[0]).toEqual({ id: expect.any(String), retry: '1000', data: '' })
+    expect(init.events[1].id).toEqual(expect.any(String))
+    expect(JSON.parse(init.events[1].data).result.protocolVersion).toBe('2025-11-25')
+    const session = { ...MCP_HEADERS, 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' }
+    expect((await request(port, { headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).status).toBe(202)
+
+    // A call whose stream the client loses right after the priming event: the answer is replayed on reconnection.
+    const list = await sse(port, { headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) }, (e) => e.length >= 2)
+    const [priming, answer] = list.events
+    expect(priming.data).toBe('')
+    expect(JSON.parse(answer.data).id).toBe(2)
+    const resumed = await sse(port, { method: 'GET', headers: { ...session, accept: 'text/event-stream', 'last-event-id': String(priming.id) } }, (e) => e.length >= 1)
+    expect(resumed.status).toBe(200)
+    expect(resumed.events[0]).toEqual({ id: answer.id, data: answer.data })
+    // An id the server never issued (or no longer keeps) cannot be resumed.
+    const unknown = await request(port, { method: 'GET', headers: { ...session, accept: 'text/event-stream', 'last-event-id': 'nope' } })
+    expect(unknown.status).toBe(400)
+  })
+
+  it('the event store is bounded: the oldest events go first, and a dropped id cannot be resumed', async () => {
+    const store = new BoundedEventStore(3, 1 << 20)
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) ids.push(await store.storeEvent('s1', { jsonrpc: '2.0', method: 'n', params: { i } }))
+    expect(store.size).toBe(3)
+    expect(await store.getStreamIdForEventId(ids[0])).toBeUndefined()
+    await expect(store.replayEventsAfter(ids[0], { send: async () => {} })).rejects.toThrow(/no longer kept/)
+    const sent: unknown[] = []
+    expect(await store.replayEventsAfter(ids[2], { send: async (_id, m) => void sent.push(m) })).toBe('s1')
+    expect(sent).toEqual([{ jsonrpc: '2.0', method: 'n', params: { i: 3 } }, { jsonrpc: '2.0', method: 'n', params: { i: 4 } }])
+    const small = new BoundedEventStore(100, 200)
+    for (let i = 0; i < 10; i++) await small.storeEvent('s', { jsonrpc: '2.0', method: 'x'.repeat(50) })
+    expect(small.size).toBeLessThan(4)
   })
 
   it('refuses requests that are not from this machine, and unknown sessions', async () => {
@@ -411,7 +534,7 @@ describe('Streamable HTTP', () => {
     const { url, port } = await startHttp(makeWorkspace(), [], { ...ENV, FSGATE_MCP_TOKEN: 'from-env' })
     expect((await request(port, { headers: MCP_HEADERS, body: INITIALIZE })).status).toBe(401)
     const c = await httpClient(url, undefined, { authorization: 'Bearer from-env' })
-    expect((await c.client.listTools()).tools.length).toBe(9)
+    expect((await c.client.listTools()).tools.length).toBe(14)
   })
 
   it('refuses to listen beyond loopback without a token (exit 2)', () => {
@@ -423,6 +546,74 @@ describe('Streamable HTTP', () => {
 
 // ---------------------------------------------------------------------------------------
 // Flags and the config file
+
+describe('progress', () => {
+  it('sends progress notifications while a call with a progressToken runs, and none for a quick one', async () => {
+    const dir = makeWorkspace()
+    const { client } = await stdio(dir, ['--preset', 'claude-code'], undefined, { env: { ...ENV, FSGATE_MCP_PROGRESS_MS: '150' } })
+    const seen: Progress[] = []
+    const r = (await client.callTool({ name: 'Bash', arguments: { command: 'sleep 1 && echo done' } }, undefined, { onprogress: (p) => seen.push(p) })) as CallToolResult
+    expect(textOf(r)).toContain('done')
+    expect(seen.length).toBeGreaterThanOrEqual(3)
+    expect(seen.map((p) => p.progress)).toEqual(seen.map((_, i) => i + 1))
+    expect(seen[0].message).toMatch(/^running the command: \d+ s$/)
+    expect(seen[0].total).toBeUndefined()
+    const quick: Progress[] = []
+    await client.callTool({ name: 'Read', arguments: { file_path: path.join(dir, 'notes.txt') } }, undefined, { onprogress: (p) => quick.push(p) })
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect(quick).toEqual([])
+  })
+
+  it("keeps a client's request timeout from firing during a long call", async () => {
+    const { client } = await stdio(makeWorkspace(), ['--preset', 'claude-code'], undefined, { env: { ...ENV, FSGATE_MCP_PROGRESS_MS: '100' } })
+    const r = (await client.callTool({ name: 'Bash', arguments: { command: 'sleep 1.2 && echo late' } }, undefined, {
+      timeout: 600,
+      resetTimeoutOnProgress: true,
+      onprogress: () => {},
+    })) as CallToolResult
+    expect(textOf(r)).toContain('late')
+  })
+})
+
+describe('roots', () => {
+  /** A client that declares roots and answers roots/list with `folders`. */
+  function rootsClient(folders: () => string[]): Connected {
+    const asked: string[] = []
+    const logs: string[] = []
+    const client = new Client({ name: 'fsgate-test', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } })
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: folders().map((f) => ({ uri: pathToFileURL(f).href, name: path.basename(f) })) }))
+    return { client, asked, logs }
+  }
+
+  it('with --roots the client roots are the session allowed folders; without it they are not', async () => {
+    const dir = makeWorkspace()
+    const other = tempDir('fsgate-mcp-root-')
+    put(other, 'elsewhere.txt', 'from a root\n')
+    const withRoots = await stdio(dir, ['--roots'], undefined, { client: rootsClient(() => [other]) })
+    expect(await ok(withRoots.client, 'file_read', { path: path.join(other, 'elsewhere.txt') })).toContain('from a root')
+    expect(await ok(withRoots.client, 'file_read', { path: 'notes.txt' })).toContain('alpha')
+    expect(withRoots.stderr()).toContain(`roots ${other}`)
+    const without = await stdio(dir, [], undefined, { client: rootsClient(() => [other]) })
+    await fails(without.client, 'file_read', { path: path.join(other, 'elsewhere.txt') }, 'PATH_OUTSIDE_WORKSPACE')
+  })
+
+  it('without --workspace the first root is the workspace; a changed list applies to the next call; / and missing folders are skipped', async () => {
+    const first = tempDir('fsgate-mcp-root-a-')
+    const second = tempDir('fsgate-mcp-root-b-')
+    put(first, 'a.txt', 'in a\n')
+    put(second, 'b.txt', 'in b\n')
+    let roots = ['/', path.join(first, 'missing'), first]
+    const c = rootsClient(() => roots)
+    const s = await stdio(null, ['--roots'], undefined, { client: c })
+    expect(await ok(c.client, 'file_read', { path: 'a.txt' })).toContain('in a')
+    expect(s.stderr()).toMatch(/root "file:\/\/\/" skipped: the file system root is never an allowed folder/)
+    await fails(c.client, 'file_read', { path: path.join(second, 'b.txt') }, 'PATH_OUTSIDE_WORKSPACE')
+    roots = [second]
+    await c.client.sendRootsListChanged()
+    await waitFor(s.stderr, /the client changed its roots/)
+    expect(await ok(c.client, 'file_read', { path: 'b.txt' })).toContain('in b')
+  })
+})
 
 describe('flags and config', () => {
   it('prints help and rejects bad flags with exit 2', () => {
@@ -443,8 +634,8 @@ describe('flags and config', () => {
     const config = path.join(configDir, 'fsgate.json')
     fs.writeFileSync(config, JSON.stringify({ workspace: path.relative(configDir, dir), preset: 'claude-code', policy: { autonomy: 'read_only' }, limits: { readLines: 1 } }))
     const a = await stdio(configDir, ['--config', config, '--workspace', dir])
-    expect((await a.client.listTools()).tools.map((t) => t.name)).toEqual(['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash'])
-    expect(await ok(a.client, 'Read', { file_path: 'notes.txt' })).toMatch(/^ {5}1\talpha\n.*offset=2/)
+    expect((await a.client.listTools()).tools.map((t) => t.name)).toEqual(['Read', 'Write', 'Edit', 'NotebookEdit', 'Glob', 'Grep', 'Bash', 'TaskOutput', 'TaskStop'])
+    expect(await ok(a.client, 'Read', { file_path: 'notes.txt' })).toMatch(/^1\talpha\n.*offset=2/)
     await fails(a.client, 'Write', { file_path: 'x.txt', content: 'x' }, 'AUTONOMY')
 
     // The config's workspace, relative to the config file; --dialect over the preset's.

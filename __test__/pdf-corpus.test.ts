@@ -37,6 +37,7 @@ import {
 } from '../benches/pdf-words.mjs'
 import { createToolkit, type Toolkit, type ToolResult } from '../ts/index.js'
 import { expectToolResult, textOf } from './helpers.js'
+import { needs } from './peers.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CORPUS = findCorpus(ROOT)
@@ -219,7 +220,7 @@ describe.skipIf(!CORPUS)('pdf_read over the PDF corpus', () => {
     expect(wrong).toEqual([])
   })
 
-  describe('text, against pdftotext', () => {
+  needs({ pdftotext: Boolean(PDFTOTEXT) }, import.meta.url).describe('text, against pdftotext', () => {
     const scores = new Map<string, Score & { pages: string }>()
     /** Files pdf_read refused that pdftotext opens: reported, not failed (many are damaged on purpose). */
     const refused: Array<{ rel: string; code: string; words: number }> = []

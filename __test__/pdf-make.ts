@@ -175,6 +175,12 @@ export interface StreamOptions {
   filter?: Filter | Filter[]
   /** The data is already encoded and `dict` names its filter: write it as it is. */
   encoded?: boolean
+  /**
+   * A /Length as damaged files have it (readers cope; see issue 22): `tight`, an indirect
+   * number written `59endobj`; `comment`, an indirect number after a comment; `self`, a
+   * reference to the stream itself; `wrong`, a direct number 7 too large.
+   */
+  length?: 'tight' | 'comment' | 'self' | 'wrong'
 }
 
 export interface WriteOptions {
@@ -190,7 +196,7 @@ export interface WriteOptions {
   shiftOffsets?: number
 }
 
-type Obj = { kind: 'value'; value: PdfValue } | { kind: 'stream'; dict: PdfDict; data: Buffer }
+type Obj = { kind: 'value'; value: PdfValue } | { kind: 'stream'; dict: PdfDict; data: Buffer } | { kind: 'raw'; body: string }
 
 /** Objects by number, written out with correct offsets and a cross-reference section. */
 export class PdfWriter {
@@ -244,6 +250,12 @@ export class PdfWriter {
     return at
   }
 
+  /** Adds an object written as it is between `N 0 obj` and the line after it (`body` ends with its own `endobj`, or none). */
+  raw(body: string, at: Ref = this.ref()): Ref {
+    this.objects[at.num] = { kind: 'raw', body }
+    return at
+  }
+
   /** Adds a stream; /Length and /Filter are set from the data and options. */
   stream(dict: PdfDict, data: string | Uint8Array, options: StreamOptions = {}, at: Ref = this.ref()): Ref {
     const raw = typeof data === 'string' ? latin1(data) : Buffer.from(data)
@@ -255,6 +267,10 @@ export class PdfWriter {
       full.Filter = filters.length === 1 ? FILTER_NAMES[filters[0]] : filters.map((f) => FILTER_NAMES[f])
     }
     if (this.indirectLengths) full.Length = this.add(encoded.length)
+    if (options.length === 'tight') full.Length = this.raw(`\n${encoded.length}endobj`)
+    if (options.length === 'comment') full.Length = this.raw(`% the length\n${encoded.length}\nendobj`)
+    if (options.length === 'self') full.Length = at
+    if (options.length === 'wrong') full.Length = encoded.length + 7
     this.objects[at.num] = { kind: 'stream', dict: full, data: encoded }
     return at
   }
@@ -276,6 +292,7 @@ export class PdfWriter {
 
     const objectBytes = (i: number, obj: Obj): Buffer => {
       if (obj.kind === 'value') return Buffer.from(`${i} 0 obj\n${serialize(obj.value)}\nendobj\n`, 'latin1')
+      if (obj.kind === 'raw') return Buffer.from(`${i} 0 obj${obj.body}\n`, 'latin1')
       return streamBytes(i, obj.dict, obj.data)
     }
     const shift = options.shiftOffsets ?? 0
@@ -363,7 +380,12 @@ export class PdfWriter {
         continue
       }
       offsets.set(i, at)
-      const b = obj.kind === 'value' ? Buffer.from(`${i} 0 obj\n${serialize(obj.value)}\nendobj\n`, 'latin1') : streamBytes(i, obj.dict, obj.data)
+      const b =
+        obj.kind === 'value'
+          ? Buffer.from(`${i} 0 obj\n${serialize(obj.value)}\nendobj\n`, 'latin1')
+          : obj.kind === 'raw'
+            ? Buffer.from(`${i} 0 obj${obj.body}\n`, 'latin1')
+            : streamBytes(i, obj.dict, obj.data)
       parts.push(b)
       at += b.length
     }
@@ -386,6 +408,63 @@ export class PdfWriter {
 function streamBytes(num: number, dict: PdfDict, data: Buffer): Buffer {
   const head = Buffer.from(`${num} 0 obj\n${serialize({ ...dict, Length: dict.Length ?? data.length })}\nstream\n`, 'latin1')
   return Buffer.concat([head, data, Buffer.from('\nendstream\nendobj\n', 'latin1')])
+}
+
+// ---------------------------------------------------------------------------------------
+// Incremental updates with a cross-reference stream
+
+export interface XrefStreamUpdate {
+  /** Objects by number, as their bodies (what goes between `N 0 obj` and `endobj`). */
+  objects: Array<[number, string | Buffer]>
+  /** Deflate the xref stream with its final block (default true); false leaves it off, as some writers do. */
+  finalBlock?: boolean
+  /** Compress the xref stream with Brotli and name /BrotliDecode, a filter readers may not know. */
+  brotli?: boolean
+}
+
+/**
+ * `base` (a file with a classic table) followed by an update whose cross-reference
+ * section is a stream (`/Type /XRef`, W [1 4 2]) with /Prev pointing at base's table.
+ */
+export function appendXrefStreamUpdate(base: Buffer, update: XrefStreamUpdate): Buffer {
+  const text = base.toString('latin1')
+  const last = (re: RegExp) => Number([...text.matchAll(re)].pop()?.[1])
+  const size = last(/\/Size (\d+)/g)
+  const root = last(/\/Root (\d+) 0 R/g)
+  const prev = last(/startxref\s+(\d+)/g)
+  const parts: Buffer[] = [base]
+  let at = base.length
+  const offsets = new Map<number, number>()
+  for (const [num, body] of update.objects) {
+    const b = Buffer.concat([Buffer.from(`${num} 0 obj\n`, 'latin1'), Buffer.from(body as string | Uint8Array), Buffer.from('\nendobj\n', 'latin1')])
+    offsets.set(num, at)
+    parts.push(b)
+    at += b.length
+  }
+  const xrefNum = Math.max(size, ...offsets.keys()) + 1
+  offsets.set(xrefNum, at)
+  const nums = [...offsets.keys()].sort((a, b) => a - b)
+  const rows = Buffer.alloc(nums.length * 7)
+  nums.forEach((n, i) => {
+    rows.writeUInt8(1, i * 7)
+    rows.writeUInt32BE(offsets.get(n) as number, i * 7 + 1)
+    rows.writeUInt16BE(0, i * 7 + 5)
+  })
+  const data = update.brotli
+    ? zlib.brotliCompressSync(rows)
+    : zlib.deflateSync(rows, update.finalBlock === false ? { finishFlush: zlib.constants.Z_SYNC_FLUSH } : {})
+  const dict = serialize({
+    Type: '/XRef',
+    Size: xrefNum + 1,
+    W: [1, 4, 2],
+    Index: nums.flatMap((n) => [n, 1]),
+    Root: new Ref(root),
+    Prev: prev,
+    Filter: update.brotli ? '/BrotliDecode' : '/FlateDecode',
+    Length: data.length,
+  })
+  parts.push(Buffer.from(`${xrefNum} 0 obj\n${dict}\nstream\n`, 'latin1'), data, Buffer.from(`\nendstream\nendobj\nstartxref\n${at}\n%%EOF\n`, 'latin1'))
+  return Buffer.concat(parts)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -413,6 +492,8 @@ export interface PageSpec {
   resources?: Resources
   filter?: Filter | Filter[]
   mediaBox?: number[]
+  /** The part of the page a viewer shows. */
+  cropBox?: number[]
   rotate?: number
 }
 
@@ -473,6 +554,7 @@ export class PdfDoc extends PdfWriter {
             Type: '/Page',
             Parent: parent,
             MediaBox: spec.mediaBox ?? [0, 0, 612, 792],
+            CropBox: spec.cropBox,
             Rotate: spec.rotate,
             Resources: spec.resources ? resourceDict(spec.resources) : undefined,
             Contents: Array.isArray(spec.content) ? refs : refs[0],
@@ -649,6 +731,10 @@ export interface CidFontOptions {
   /** In the ToUnicode CMap, map runs of CIDs with bfrange where text counts up by one (default false: all bfchar). */
   ranges?: boolean
   baseFont?: string
+  /** The Adobe collection /CIDSystemInfo names (default Identity). */
+  collection?: 'Japan1' | 'GB1' | 'CNS1' | 'Korea1'
+  /** The CID of each character (default: 1, 2, … in order of first use). */
+  cidOf?: (ch: string) => number
 }
 
 /**
@@ -657,7 +743,7 @@ export interface CidFontOptions {
  */
 export function cidFont(w: PdfWriter, chars: string, options: CidFontOptions = {}): CodedFont {
   const cids = new Map<string, number>()
-  for (const ch of chars) if (!cids.has(ch)) cids.set(ch, cids.size + 1)
+  for (const ch of chars) if (!cids.has(ch)) cids.set(ch, options.cidOf ? options.cidOf(ch) : cids.size + 1)
   const widthOf = (ch: string) => (ch === ' ' ? 250 : (ch.codePointAt(0) as number) < 0x2e80 ? 600 : 1000)
   const baseFont = options.baseFont ?? 'AAAAAA+TestCID'
   const descriptor = w.add({
@@ -675,11 +761,11 @@ export function cidFont(w: PdfWriter, chars: string, options: CidFontOptions = {
     Type: '/Font',
     Subtype: '/CIDFontType2',
     BaseFont: name(baseFont),
-    CIDSystemInfo: { Registry: '(Adobe)', Ordering: '(Identity)', Supplement: 0 },
+    CIDSystemInfo: { Registry: '(Adobe)', Ordering: `(${options.collection ?? 'Identity'})`, Supplement: 0 },
     FontDescriptor: descriptor,
     CIDToGIDMap: '/Identity',
     DW: 1000,
-    W: [1, [...cids.keys()].map(widthOf)],
+    W: [...cids].flatMap(([ch, cid]) => [cid, [widthOf(ch)]]),
   })
   let toUnicode: Ref | undefined
   if (options.toUnicode ?? true) {
@@ -723,32 +809,46 @@ export interface Type3Options {
   toUnicode?: boolean
   /** The glyph name of code `i` (1-based); default `g1`, `g2`, … (not glyph-list names). */
   glyphName?: (code: number, ch: string) => string
+  /** The code of each character (default: 1, 2, … in order of first use). */
+  codeOf?: (ch: string) => number
+  /** Glyph units per em: FontMatrix is [1/u 0 0 1/u 0 0] and the glyphs are drawn to match (default 1000). */
+  unitsPerEm?: number
 }
 
 /** A Type3 font whose glyphs are filled boxes: each distinct character of `chars` gets a code from 1 on. */
 export function type3Font(w: PdfWriter, chars: string, options: Type3Options = {}): CodedFont {
   const codes = new Map<string, number>()
-  for (const ch of chars) if (!codes.has(ch)) codes.set(ch, codes.size + 1)
-  if (codes.size > 255) throw new Error('pdf-make: a Type3 font holds at most 255 glyphs here')
+  for (const ch of chars) if (!codes.has(ch)) codes.set(ch, options.codeOf ? options.codeOf(ch) : codes.size + 1)
+  if (codes.size > 255 || [...codes.values()].some((c) => c < 1 || c > 255)) throw new Error('pdf-make: a Type3 font holds codes 1-255 here')
   const glyphName = options.glyphName ?? ((code: number) => `g${code}`)
+  const u = (options.unitsPerEm ?? 1000) / 1000
   const procs: PdfDict = {}
-  const names: string[] = []
+  const byCode = new Map<number, string>()
   for (const [ch, code] of codes) {
     const n = glyphName(code, ch)
-    names.push(name(n))
-    procs[n] = w.stream({}, ch === ' ' ? '250 0 d0\n' : '600 0 0 0 500 700 d1\n50 0 450 700 re f\n')
+    byCode.set(code, n)
+    procs[n] = w.stream({}, ch === ' ' ? `${num(250 * u)} 0 d0\n` : `${num(600 * u)} 0 0 0 ${num(500 * u)} ${num(700 * u)} d1\n${num(50 * u)} 0 ${num(450 * u)} ${num(700 * u)} re f\n`)
   }
-  const widths = [...codes.keys()].map((ch) => (ch === ' ' ? 250 : 600))
+  const first = Math.min(...codes.values())
+  const last = Math.max(...codes.values())
+  const widths: number[] = []
+  const differences: Array<number | string> = []
+  for (let c = first; c <= last; c++) {
+    const ch = [...codes].find(([, code]) => code === c)?.[0]
+    widths.push(ch === undefined ? 0 : (ch === ' ' ? 250 : 600) * u)
+    const n = byCode.get(c)
+    if (n !== undefined) differences.push(c, name(n))
+  }
   const toUnicode = (options.toUnicode ?? true) ? toUnicodeCMap(w, { bfchar: [...codes].map(([ch, code]) => [code, ch] as [number, string]) }) : undefined
   const ref = w.add({
     Type: '/Font',
     Subtype: '/Type3',
-    FontBBox: [0, 0, 600, 700],
-    FontMatrix: [0.001, 0, 0, 0.001, 0, 0],
+    FontBBox: [0, 0, 600 * u, 700 * u],
+    FontMatrix: [0.001 / u, 0, 0, 0.001 / u, 0, 0],
     CharProcs: procs,
-    Encoding: { Type: '/Encoding', Differences: [1, ...names] },
-    FirstChar: 1,
-    LastChar: codes.size,
+    Encoding: { Type: '/Encoding', Differences: differences },
+    FirstChar: first,
+    LastChar: last,
     Widths: widths,
     Resources: { ProcSet: ['/PDF'] },
     ToUnicode: toUnicode,

@@ -70,10 +70,10 @@ let counter = 0
 /** A fresh relative file name. */
 const fresh = (dir: string, ext = 'txt') => `${dir}/f${++counter}.${ext}`
 
-type Style = 'cat-n' | 'colon'
+type Style = 'cat-n' | 'colon' | 'compact'
 
-/** The numbered form of line `n` in a page (SPEC §3.1). */
-const prefix = (style: Style, n: number) => (style === 'cat-n' ? `${String(n).padStart(6)}\t` : `${n}: `)
+/** The numbered form of line `n` in a page (SPEC §3.1; Claude's Read: `N<tab>`). */
+const prefix = (style: Style, n: number) => (style === 'cat-n' ? `${String(n).padStart(6)}\t` : style === 'compact' ? `${n}\t` : `${n}: `)
 
 /** The continuation line after a page ending at `end` of `total`. */
 const continuation = (end: number, total: number) => {
@@ -878,7 +878,7 @@ describe('write then read', () => {
           const r = await session.call('Read', { file_path: rel })
           const expected = fileLines(lf)
           if (expected.length === 0) expect(ok(r)).toBe(`(${rel} is empty)`)
-          else expect(ok(r).split('\n').map((l, i) => l.slice(prefix('cat-n', i + 1).length))).toEqual(expected)
+          else expect(ok(r).split('\n').map((l, i) => l.slice(prefix('compact', i + 1).length))).toEqual(expected)
           // undo removes a file the write created, or puts back the bytes it replaced.
           expect(await session.undo(rel)).toMatchObject({ restored: existing ? 'previous' : 'removed' })
           if (existing) expect(fs.readFileSync(path.join(dir, rel)).equals(bytesOf(existing))).toBe(true)

@@ -77,10 +77,10 @@ describe('page format', () => {
     expect(ok(part)).toBe('2: beta\n[Lines 2-2 of 3]\n… 1 more line; continue with offset=3')
   })
 
-  it('the claude dialect (Read with file_path) gives the same page', async () => {
+  it('the claude dialect (Read with file_path) gives the same lines, numbered as Claude Code 2.1 numbers them', async () => {
     put(ws.dir, 'claude.txt', 'one\ntwo\n')
     const r = await ws.session.call('Read', { file_path: 'claude.txt' })
-    expect(ok(r)).toBe('     1\tone\n     2\ttwo')
+    expect(ok(r)).toBe('1\tone\n2\ttwo')
   })
 })
 

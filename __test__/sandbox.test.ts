@@ -13,10 +13,11 @@ import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { clip, clipMiddle } from '../ts/errors.js'
-import { noteGitPaths, restoreGitPaths } from '../ts/process/git-guard.js'
-import { readableBeside, Sandbox } from '../ts/process/sandbox.js'
+import { noteGitPaths, plainConfig, restoreGitPaths, type GuardMode, type GuardReport } from '../ts/process/git-guard.js'
+import { readableBeside, Sandbox, seatbeltProfile } from '../ts/process/sandbox.js'
 import type { ApprovalRequest } from '../ts/index.js'
 import { fails, ok, put, removeTempDirs, tempDir, textOf, workspace } from './helpers.js'
+import { needs } from './peers.js'
 
 afterAll(removeTempDirs)
 
@@ -25,8 +26,9 @@ const require = createRequire(import.meta.url)
 const bwrapWorks = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-net', '--unshare-pid', 'true']).status === 0
 const required = process.env.CI === 'true'
 if (!bwrapWorks) console.warn(`sandbox.test: bwrap cannot start here; its tests are ${required ? 'REQUIRED (CI=true) and fail' : 'skipped'}`)
-const withBwrap = describe.skipIf(!bwrapWorks && !required)
-const itWithBwrap = it.skipIf(!bwrapWorks && !required)
+const bwrapGate = needs({ bwrap: bwrapWorks }, import.meta.url)
+const withBwrap = bwrapGate.describe
+const itWithBwrap = bwrapGate.it
 /** The user says yes to everything: what is left to stop a command is the sandbox. */
 const yes = { onApproval: () => true }
 
@@ -140,6 +142,16 @@ withBwrap('approval with a sandbox', () => {
     ok(await session.call('shell', { command: 'echo hi > out.txt' }))
     expect(fs.readFileSync(path.join(dir, 'out.txt'), 'utf8')).toBe('hi\n')
   })
+
+  it("revka: the model's approved flag never takes a command out of the sandbox; the user's phrase does", async () => {
+    const { dir, session } = workspace({ preset: 'revka', policy: { allowUnsandboxed: true } })
+    const r = await session.call('shell', { command: 'echo hi > out', unsandboxed: true, approved: true })
+    expect(fails(r, 'APPROVAL_REQUIRED')).toMatch(/outside the sandbox/)
+    expect(fs.existsSync(path.join(dir, 'out'))).toBe(false)
+    const ran = await session.call('shell', { command: 'echo hi > out', unsandboxed: true, grant_phrase: r.data?.grantPhrase })
+    expect(ran.data?.sandbox).toBe('none')
+    expect(fs.existsSync(path.join(dir, 'out'))).toBe(true)
+  })
 })
 
 withBwrap('inside bwrap', () => {
@@ -225,6 +237,26 @@ withBwrap('inside bwrap', () => {
   })
 })
 
+describe('the Seatbelt profile (macOS; its text, as no macOS runs here)', () => {
+  it('denies by default, names the few services it looks up, and opens no socket without the network', () => {
+    const home = tempDir()
+    fs.mkdirSync(path.join(home, '.ssh'))
+    const ws = tempDir()
+    gitInit(ws)
+    const off = seatbeltProfile({ kind: 'seatbelt', workspace: ws, writable: [], home, network: false }, '/private/tmp/x')
+    expect(off.split('\n')[1]).toBe('(deny default)')
+    expect(off).not.toMatch(/\(allow mach-lookup\)/)
+    expect(off).toMatch(/\(allow mach-lookup \(global-name "com\.apple\.system\.opendirectoryd\.libinfo"\)/)
+    expect(off).not.toMatch(/network/)
+    expect(off).toContain(`(deny file-write* (subpath ${JSON.stringify(path.join(ws, '.git/hooks'))}))`)
+    expect(off).toContain(`(deny file-read* file-write* (subpath ${JSON.stringify(path.join(home, '.ssh'))}))`)
+    // The credential denies come after the writes they must override.
+    expect(off.indexOf('(deny file-read* file-write*')).toBeGreaterThan(off.indexOf('(allow file-write*'))
+    const on = seatbeltProfile({ kind: 'seatbelt', workspace: ws, writable: [], home, network: true }, '/private/tmp/x')
+    expect(on).toMatch(/\(allow network\*\)/)
+  })
+})
+
 describe('what Landlock lets a command read', () => {
   it('every entry beside the way to each hidden path, and nothing of them', () => {
     const root = tempDir('fsgate-read-')
@@ -240,39 +272,193 @@ describe('what Landlock lets a command read', () => {
 })
 
 describe('the git paths that run code later, checked around a command', () => {
+  const noLinks = async () => [] as string[]
+  const shown = (abs: string) => abs
+  const check = async (roots: string[], mode: GuardMode = 'checked') => {
+    const snap = await noteGitPaths(roots, noLinks, mode)
+    return (lookIn: string[] = []) => restoreGitPaths(snap, noLinks, { shown, lookIn })
+  }
+  const rel = (dir: string, report: GuardReport) => ({
+    restored: report.restored.map((p) => path.relative(dir, p)).sort(),
+    quarantined: report.quarantined.map((p) => path.relative(dir, p)).sort(),
+    missing: report.missing.map((p) => path.relative(dir, p)),
+  })
+
   it('puts back config, hooks and info byte for byte, and names what it put back', async () => {
     const dir = tempDir()
     gitInit(dir)
     fs.writeFileSync(path.join(dir, '.git/hooks/keep'), '#!/bin/sh\n', { mode: 0o755 })
+    fs.symlinkSync('keep', path.join(dir, '.git/hooks/post-merge'))
     const before = noteGit(dir)
-    const snap = await noteGitPaths(dir)
+    const restore = await check([dir])
     fs.appendFileSync(path.join(dir, '.git/config'), '[core]\n\tfsmonitor = touch pwned\n')
     fs.writeFileSync(path.join(dir, '.git/hooks/pre-commit'), 'touch pwned\n')
     fs.chmodSync(path.join(dir, '.git/hooks/keep'), 0o777)
+    fs.rmSync(path.join(dir, '.git/hooks/post-merge'))
+    fs.symlinkSync('/bin/sh', path.join(dir, '.git/hooks/post-merge'))
     fs.rmSync(path.join(dir, '.git/info'), { recursive: true })
     fs.writeFileSync(path.join(dir, '.git/objects/info/alternates'), '/elsewhere\n')
-    const restored = await restoreGitPaths(snap as NonNullable<typeof snap>)
-    expect(restored.sort()).toEqual(['.git/config', '.git/hooks', '.git/info', '.git/objects/info/alternates'])
+    expect(rel(dir, await restore()).restored).toEqual(['.git/config', '.git/hooks', '.git/info', '.git/objects/info/alternates'])
     expect(noteGit(dir)).toEqual(before)
-    expect(await restoreGitPaths(snap as NonNullable<typeof snap>)).toEqual([])
+    expect(fs.readlinkSync(path.join(dir, '.git/hooks/post-merge'))).toBe('keep')
+    expect(rel(dir, await restore()).restored).toEqual([])
   })
 
-  it('moves a replaced .git aside and the real one back', async () => {
+  it('with the paths mounted read-only (bwrap), notes only what did not exist and removes it when made', async () => {
     const dir = tempDir()
     gitInit(dir)
+    fs.rmSync(path.join(dir, '.git/hooks'), { recursive: true })
+    const restore = await check([dir], 'mounted')
+    // What existed is the mount's to keep: a change made here (outside any mount) is not looked at.
+    fs.appendFileSync(path.join(dir, '.git/config'), '# a comment\n')
+    fs.mkdirSync(path.join(dir, '.git/hooks'))
+    fs.writeFileSync(path.join(dir, '.git/hooks/pre-commit'), 'touch pwned\n', { mode: 0o755 })
+    fs.writeFileSync(path.join(dir, '.git/objects/info/alternates'), '/elsewhere\n')
+    expect(rel(dir, await restore()).restored).toEqual(['.git/hooks', '.git/objects/info/alternates'])
+    expect(fs.existsSync(path.join(dir, '.git/hooks'))).toBe(false)
+    expect(fs.readFileSync(path.join(dir, '.git/config'), 'utf8')).toMatch(/# a comment/)
+  })
+
+  it('moves a replaced .git aside and the real one back, from the roots or the private TMPDIR', async () => {
+    const dir = tempDir()
+    const tmp = tempDir()
+    gitInit(dir)
     const before = noteGit(dir)
-    const snap = await noteGitPaths(dir)
+    let restore = await check([dir])
     fs.renameSync(path.join(dir, '.git'), path.join(dir, 'stash'))
     fs.mkdirSync(path.join(dir, '.git'))
     fs.writeFileSync(path.join(dir, '.git/config'), '[core]\n\tfsmonitor = touch pwned\n')
-    expect(await restoreGitPaths(snap as NonNullable<typeof snap>)).toEqual(['.git'])
+    expect(rel(dir, await restore()).restored).toEqual(['.git'])
     expect(noteGit(dir)).toEqual(before)
     expect(fs.readFileSync(path.join(dir, '.git.fsgate-replaced-1/config'), 'utf8')).toMatch(/fsmonitor/)
     expect(fs.existsSync(path.join(dir, 'stash'))).toBe(false)
+
+    restore = await check([dir])
+    fs.mkdirSync(path.join(tmp, 'a/b'), { recursive: true })
+    fs.renameSync(path.join(dir, '.git'), path.join(tmp, 'a/b/moved'))
+    expect(rel(dir, await restore([tmp])).restored).toEqual(['.git'])
+    expect(noteGit(dir)).toEqual(before)
+
+    restore = await check([dir])
+    fs.renameSync(path.join(dir, '.git'), path.join(tmp, 'gone'))
+    expect(rel(dir, await restore()).missing).toEqual(['.git'])
   })
 
-  it('has nothing to note without a .git folder', async () => {
-    expect(await noteGitPaths(tempDir())).toBeNull()
+  it('keeps a repository a command made as git init makes it, and moves aside one set up to run code', async () => {
+    const plain = tempDir()
+    let restore = await check([plain])
+    gitInit(plain)
+    execFileSync('git', ['remote', 'add', 'origin', 'https://example.com/r.git'], { cwd: plain })
+    expect(rel(plain, await restore())).toEqual({ restored: [], quarantined: [], missing: [] })
+    expect(fs.statSync(path.join(plain, '.git')).isDirectory()).toBe(true)
+
+    const planted: Array<[string, (dir: string) => void]> = [
+      ['an fsmonitor', (dir) => execFileSync('git', ['config', 'core.fsmonitor', 'touch pwned'], { cwd: dir })],
+      ['an include', (dir) => fs.appendFileSync(path.join(dir, '.git/config'), '[include]\n\tpath = ../evil\n')],
+      ['a key on the section line', (dir) => fs.appendFileSync(path.join(dir, '.git/config'), '[core] pager = touch pwned\n')],
+      ['a hook', (dir) => fs.writeFileSync(path.join(dir, '.git/hooks/pre-commit'), 'touch pwned\n', { mode: 0o755 })],
+      ['alternates', (dir) => fs.writeFileSync(path.join(dir, '.git/objects/info/alternates'), '/elsewhere\n')],
+      ['a continued line', (dir) => fs.appendFileSync(path.join(dir, '.git/config'), '[user]\n\tname = a \\\n\tfsmonitor = x\n')],
+    ]
+    for (const [what, plant] of planted) {
+      const dir = tempDir()
+      restore = await check([dir])
+      gitInit(dir)
+      plant(dir)
+      expect(rel(dir, await restore()).quarantined, what).toEqual(['.git.fsgate-quarantined-1'])
+      expect(fs.existsSync(path.join(dir, '.git')), what).toBe(false)
+    }
+
+    const pointer = tempDir()
+    restore = await check([pointer])
+    fs.writeFileSync(path.join(pointer, '.git'), 'gitdir: /elsewhere/.git\n')
+    expect(rel(pointer, await restore()).quarantined).toEqual(['.git.fsgate-quarantined-1'])
+
+    const bare = tempDir()
+    restore = await check([bare])
+    execFileSync('git', ['init', '-q', '--bare', bare])
+    expect(rel(bare, await restore()).quarantined).toEqual(['HEAD.fsgate-quarantined-1'])
+  })
+
+  it('checks every writable root, not only the workspace', async () => {
+    const dir = tempDir()
+    const allowed = tempDir()
+    gitInit(dir)
+    gitInit(allowed)
+    const restore = await check([dir, allowed])
+    fs.appendFileSync(path.join(allowed, '.git/config'), '[core]\n\tfsmonitor = touch pwned\n')
+    const report = await restore()
+    expect(report.restored).toEqual([path.join(allowed, '.git/config')])
+    expect(fs.readFileSync(path.join(allowed, '.git/config'), 'utf8')).not.toMatch(/fsmonitor/)
+  })
+
+  it('never writes or removes through a link the command left on the way', async () => {
+    const dir = tempDir()
+    const outside = tempDir('fsgate-outside-')
+    gitInit(dir)
+    fs.writeFileSync(path.join(dir, '.git/objects/info/alternates'), `${path.join(dir, 'objects')}\n`)
+    fs.mkdirSync(path.join(outside, 'info'))
+    fs.writeFileSync(path.join(outside, 'info/alternates'), 'the outside file\n')
+    let restore = await check([dir])
+    fs.renameSync(path.join(dir, '.git/objects'), path.join(dir, 'objects-moved'))
+    fs.symlinkSync(outside, path.join(dir, '.git/objects'))
+    expect(rel(dir, await restore()).restored).toEqual(['.git/objects/info/alternates'])
+    expect(fs.lstatSync(path.join(dir, '.git/objects')).isDirectory()).toBe(true)
+    expect(fs.readFileSync(path.join(dir, '.git/objects/info/alternates'), 'utf8')).toBe(`${path.join(dir, 'objects')}\n`)
+    expect(fs.readFileSync(path.join(outside, 'info/alternates'), 'utf8')).toBe('the outside file\n')
+
+    // Where nothing was, what lies through a link is not the root's: it is left alone.
+    const clean = tempDir()
+    gitInit(clean)
+    restore = await check([clean])
+    fs.rmSync(path.join(clean, '.git/objects'), { recursive: true })
+    fs.symlinkSync(outside, path.join(clean, '.git/objects'))
+    expect(rel(clean, await restore()).restored).toEqual([])
+    expect(fs.readFileSync(path.join(outside, 'info/alternates'), 'utf8')).toBe('the outside file\n')
+  })
+
+  it('moves aside a nested repository whose config a command changed, but never one reached through a link', async () => {
+    const dir = tempDir()
+    const outside = tempDir('fsgate-outside-')
+    gitInit(dir)
+    fs.mkdirSync(path.join(dir, 'sub'))
+    gitInit(path.join(dir, 'sub'))
+    gitInit(outside)
+    const links = async () => ['sub', 'linked']
+    let snap = await noteGitPaths([dir], links, 'mounted')
+    fs.appendFileSync(path.join(dir, 'sub/.git/config'), '[core]\n\tfsmonitor = touch pwned\n')
+    let report = await restoreGitPaths(snap, links, { shown })
+    expect(rel(dir, report).quarantined).toEqual(['sub/.git.fsgate-quarantined-1'])
+
+    fs.symlinkSync(outside, path.join(dir, 'linked'))
+    snap = await noteGitPaths([dir], links, 'mounted')
+    fs.appendFileSync(path.join(outside, '.git/config'), '# the user changed it\n')
+    report = await restoreGitPaths(snap, links, { shown })
+    expect(report.quarantined).toEqual([])
+    expect(fs.statSync(path.join(outside, '.git')).isDirectory()).toBe(true)
+  })
+
+  it('does not hang on a FIFO where a hook was', async () => {
+    const dir = tempDir()
+    gitInit(dir)
+    fs.writeFileSync(path.join(dir, '.git/hooks/pre-push'), '#!/bin/sh\n', { mode: 0o755 })
+    const restore = await check([dir])
+    fs.rmSync(path.join(dir, '.git/hooks/pre-push'))
+    execFileSync('mkfifo', [path.join(dir, '.git/hooks/pre-push')])
+    expect(rel(dir, await restore()).restored).toEqual(['.git/hooks'])
+    expect(fs.lstatSync(path.join(dir, '.git/hooks/pre-push')).isFile()).toBe(true)
+    // Noting one does not hang either.
+    fs.rmSync(path.join(dir, '.git/hooks/pre-push'))
+    execFileSync('mkfifo', [path.join(dir, '.git/hooks/pre-push')])
+    await check([dir])
+  })
+
+  it('reads a git config as plain only when every key is one git itself writes', () => {
+    expect(plainConfig('[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n[remote "origin"]\n\turl = x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "main"]\n\tremote = origin\n')).toBe(true)
+    expect(plainConfig('# comment\n; another\n[Core]\n\tBare\n')).toBe(true)
+    for (const bad of ['[core]\n\tfsmonitor = x', '[core]\n\thooksPath = h', '[alias]\n\tx = !sh', '[includeIf "gitdir:/"]\n\tpath = y', '[core.x]\n\tbare = 1', 'bare = true', '[filter "a"]\n\tclean = x', '[user]\n\tname = a\\\n']) {
+      expect(plainConfig(bad), bad).toBe(false)
+    }
   })
 })
 

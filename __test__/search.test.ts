@@ -209,7 +209,7 @@ describe('content_search (revka)', () => {
     expect(hits.length).toBeLessThan(70)
     expect(r.data).toMatchObject({ shown: hits.length, truncated: true })
     expect(lines.at(-1)).toBe(`(Showing ${hits.length} matching lines; there are more. Narrow the pattern, path or include to see the rest.)`)
-    expect(lines.at(-2)).toBe('(The output reached its 4 KiB limit.)')
+    expect(lines.at(-2)).toBe('(The output reached its limit of 4 KiB or 25,000 tokens.)')
   })
 
   it('files mode does not claim a match count', async () => {

@@ -49,6 +49,36 @@ export declare class Workspace {
    * `completer` as `id`. `source` and `path` must be the real paths the caller checked.
    */
   edit(completer: Completer, id: number, options: EditOptions, cancel?: CancelToken | undefined | null): void
+  /**
+   * Lists a folder (or the facts of one path) on the search pool; the reply goes to
+   * `completer` as `id`.
+   */
+  list(completer: Completer, id: number, options: ListOptions, cancel?: CancelToken | undefined | null): void
+  /** Reads a page of a notebook's cells on the worker pool; the reply goes to `completer` as `id`. */
+  readNotebook(completer: Completer, id: number, options: NotebookOptions, cancel?: CancelToken | undefined | null): void
+  /**
+   * Applies one cell edit and writes the notebook atomically; the reply goes to
+   * `completer` as `id`. `source` and `path` must be the real paths the caller checked.
+   */
+  editNotebook(completer: Completer, id: number, options: NotebookEditOptions, cancel?: CancelToken | undefined | null): void
+  /** Parses a patch; the reply (`parsed`, or a MALFORMED `failure`) goes to `completer` as `id`. */
+  parsePatch(completer: Completer, id: number, patch: string): void
+  /**
+   * Applies a patch with the paths the caller checked (one target per operation, in
+   * order); the reply goes to `completer` as `id`.
+   */
+  applyPatch(completer: Completer, id: number, options: ApplyPatchOptions, cancel?: CancelToken | undefined | null): void
+  /**
+   * Changes several files together or not at all (each must be its expected version),
+   * then removes `emptyFolders` (real paths, the deepest first) that are left empty; the
+   * reply (`files`, or a COMMIT `failure`) goes to `completer` as `id`.
+   */
+  commitFiles(completer: Completer, id: number, files: Array<CommitFileOptions>, allowOutside?: boolean | undefined | null, emptyFolders?: Array<string> | undefined | null): void
+  /**
+   * Inserts text as whole lines after a line of a file, with the checks and the atomic
+   * write of an edit; the reply goes to `completer` as `id`.
+   */
+  insert(completer: Completer, id: number, options: InsertOptions, cancel?: CancelToken | undefined | null): void
   /** Lists the files matching a glob on the search pool; the reply goes to `completer` as `id`. */
   glob(completer: Completer, id: number, options: GlobOptions, cancel?: CancelToken | undefined | null): void
   /** Searches file contents on the search pool; the reply goes to `completer` as `id`. */
@@ -67,6 +97,20 @@ export declare class Workspace {
   constructor(roots: Array<string>)
   /** Reads a file inside the roots on the worker pool; the reply goes to `completer` as `id`. */
   read(completer: Completer, id: number, options: ReadOptions, cancel?: CancelToken | undefined | null): void
+}
+
+/** Options of [`Workspace::apply_patch`]. */
+export interface ApplyPatchOptions {
+  /** The patch text. */
+  patch: string
+  /** One target for each operation, in order. */
+  targets: Array<PatchTargetOptions>
+  /** Whether real paths may lie outside the roots. @default false */
+  allowOutside?: boolean
+  /** The largest existing file a patch may change. @default no limit */
+  maxBytes?: number
+  /** Most lines of each file's diff. @default 400 */
+  diffLines?: number
 }
 
 /** The checks of a write, edit or removal. Paths are the real paths the caller checked. */
@@ -91,6 +135,18 @@ export interface ChildExit {
   code?: number
   /** The number of the signal that ended it. */
   signal?: number
+}
+
+/** One file of [`Workspace::commit_files`]. */
+export interface CommitFileOptions {
+  /** The real path. */
+  path: string
+  /** The version it must be now (or `expectAbsent`). */
+  checks: ChangeChecks
+  /** Its new bytes; absent removes it. */
+  bytes?: Buffer
+  /** The mode bits it gets (Unix). @default the mode of the file replaced, or a new file's default */
+  mode?: number
 }
 
 /**
@@ -120,9 +176,9 @@ export declare function countTokens(completer: Completer, id: number, text: stri
 
 /** Why an edit was not made. */
 export interface EditFailureInfo {
-  /** NO_CHANGE, FILE_EXISTS, STRING_NOT_FOUND or AMBIGUOUS_MATCH. */
+  /** NO_CHANGE, FILE_EXISTS, STRING_NOT_FOUND, AMBIGUOUS_MATCH or LINE_OUT_OF_RANGE. */
   code: string
-  /** AMBIGUOUS_MATCH: how many times old_string occurs. */
+  /** AMBIGUOUS_MATCH: how many times old_string occurs; LINE_OUT_OF_RANGE: the lines the file has. */
   count?: number
   /** AMBIGUOUS_MATCH: the rung that found the occurrences. */
   matchedBy?: string
@@ -228,6 +284,14 @@ export interface GrepOptions {
   maxColumns?: number
   /** Bytes of report in content mode. @default 262144 */
   maxOutput?: number
+  /** Only the matched parts of lines, one per result (content mode). @default false */
+  onlyMatching?: boolean
+  /** A regular expression: matching lines it also matches are left out. */
+  exclude?: string
+  /** Most matching lines taken from one file. @default no limit */
+  maxPerFile?: number
+  /** Tokens (o200k) of report in content mode. @default no limit */
+  maxTokens?: number
 }
 
 /** What a content search found. */
@@ -268,6 +332,24 @@ export declare function hashBuffer(completer: Completer, id: number, data: Buffe
  */
 export declare function hashFile(completer: Completer, id: number, path: string, cancel?: CancelToken | undefined | null): void
 
+/** Options of [`Workspace::insert`]. */
+export interface InsertOptions {
+  /** The real path of the file. */
+  path: string
+  /** The line after which the text goes (0: at the start). */
+  after: number
+  /** The text to insert. */
+  text: string
+  /** What must hold of the file when it is written. */
+  checks: ChangeChecks
+  /** The file's name in the diff headers. */
+  label: string
+  /** Most lines of the snippet. @default 40 */
+  snippetLines?: number
+  /** Most lines of the unified diff. @default 400 */
+  diffLines?: number
+}
+
 /**
  * The Landlock ABI version of the kernel (0 without Landlock, and off Linux): `confine`
  * needs at least 1.
@@ -280,6 +362,72 @@ export interface LineCandidate {
   line: number
   /** The line (cut at 200 characters). */
   text: string
+}
+
+/** The facts of one path. */
+export interface ListEntryInfo {
+  /** "file", "dir", "symlink" or "other". */
+  kind: string
+  /** Size in bytes (0 for a folder). */
+  size: number
+  /** Modification time, ms since the epoch. */
+  mtimeMs: number
+  /** Last access, ms since the epoch (0 when unknown). */
+  atimeMs: number
+  /** Creation time, ms since the epoch (0 when unknown). */
+  birthtimeMs: number
+  /** Permission bits. */
+  mode: number
+  /** Where a link points, as written in it. */
+  linkTarget?: string
+}
+
+/** Options of [`Workspace::list`]. */
+export interface ListOptions {
+  /** Absolute path of the folder (or file) to list. */
+  path: string
+  /** Which entries are listed (`globs` are `!` exclusions). */
+  walk: WalkOptions
+  /** Levels below the folder: 1 is its own entries; 0 the path alone. @default 1 */
+  depth?: number
+  /** Entries skipped before the page. @default 0 */
+  offset?: number
+  /** Most entries in the page. @default 1000 */
+  limit?: number
+  /** Most entries looked at. @default 200000 */
+  maxEntries?: number
+  /** Folders before files among siblings. @default false */
+  dirsFirst?: boolean
+}
+
+/** A page of a listing. */
+export interface ListResult {
+  /** The real path listed. */
+  realPath: string
+  /** The path itself. */
+  root: ListEntryInfo
+  /** The entries' paths relative to the folder, `/`-separated, joined by NUL. */
+  paths: string
+  /** One letter per entry: `f` file, `d` folder, `l` link, `o` other. */
+  kinds: string
+  /** Each entry's depth (1 for the folder's own entries). */
+  depths: Array<number>
+  /** Each entry's size in bytes. */
+  sizes: Array<number>
+  /** Each entry's modification time, ms since the epoch. */
+  mtimes: Array<number>
+  /** Each entry's link target ("" when it is not a link), joined by NUL. */
+  linkTargets: string
+  /** Entries listed in all. */
+  total: number
+  /** Folders among them. */
+  dirs: number
+  /** Files (and links and others) among them. */
+  files: number
+  /** Whether every entry was looked at. */
+  complete: boolean
+  /** Folders that could not be read. */
+  errors: Array<string>
 }
 
 /** A failure, as it crosses to JavaScript. */
@@ -296,6 +444,240 @@ export interface NativeError {
 
 /** Whether `spawnChild` and `waitChild` work on this platform. */
 export declare function nativeSpawnAvailable(): boolean
+
+/** One cell. */
+export interface NotebookCellInfo {
+  /** Its id, or `cell-N` (0-based index) when it has none. */
+  id: string
+  /** "code", "markdown" or "raw". */
+  cellType: string
+  /** The source. */
+  source: string
+  /** A code cell's execution count. */
+  executionCount?: number
+  /** Its outputs. */
+  outputs: Array<NotebookOutputInfo>
+  /** Outputs with nothing to show. */
+  hiddenOutputs: number
+}
+
+/** Options of [`Workspace::edit_notebook`]. */
+export interface NotebookEditOptions {
+  /** Absolute path of the notebook whose cells are edited. */
+  source: string
+  /** Absolute path to write (the source, or a new working copy beside it). */
+  path: string
+  /** The cell: its id, or `cell-N`. */
+  cellId?: string
+  /** The new source. */
+  newSource: string
+  /** "code" or "markdown". */
+  cellType?: string
+  /** "replace", "insert" or "delete". @default "replace" */
+  editMode?: string
+  /** The id of an inserted cell, where the format has ids. */
+  newId?: string
+  /** Largest notebook edited. @default 104857600 */
+  maxBytes?: number
+  /** What must hold of the source when the edit is written. */
+  checks: ChangeChecks
+}
+
+/** What a notebook edit did. */
+export interface NotebookEditResult {
+  /** What is on disk now. */
+  written: WriteResult
+  /** The id of the cell changed, inserted or removed. */
+  cellId?: string
+  /** Its 0-based index. */
+  index: number
+  /** Its type. */
+  cellType: string
+  /** The source replaced or removed. */
+  oldSource?: string
+  /** The kernel's language. */
+  language: string
+  /** Cells after the edit. */
+  totalCells: number
+}
+
+/** Options of [`Workspace::read_notebook`]. */
+export interface NotebookOptions {
+  /** Absolute path of the notebook. */
+  path: string
+  /** The 1-based first cell. @default 1 */
+  offset?: number
+  /** Most cells. @default every cell */
+  limit?: number
+  /** Characters of one output's text shown. @default 10000 */
+  maxOutputChars?: number
+  /** Largest notebook read. @default 104857600 */
+  maxBytes?: number
+  /** Longest image edge in pixels. @default 2000 */
+  imageMaxEdge?: number
+  /** Largest encoded image in bytes. @default 3932160 */
+  imageMaxBytes?: number
+  /** Most pixels an image may have to be decoded. @default 50000000 */
+  imageMaxPixels?: number
+}
+
+/** One output of a code cell. */
+export interface NotebookOutputInfo {
+  /** "stream", "execute_result", "display_data" or "error". */
+  outputType: string
+  /** Its text (may be empty). */
+  text: string
+  /** Its image, base64. */
+  imageBase64?: string
+  /** The image's MIME type. */
+  mime?: string
+  /** Width and height sent. */
+  width?: number
+  height?: number
+  /** Width and height of the image in the notebook. */
+  originalWidth?: number
+  originalHeight?: number
+}
+
+/** A page of a notebook. */
+export interface NotebookResult {
+  /** The real path read. */
+  realPath: string
+  /** Modification time, ms since the epoch. */
+  mtimeMs: number
+  /** Size in bytes. */
+  size: number
+  /** Content hash of the file, 32 hex digits. */
+  hash: string
+  /** The kernel's language. */
+  language: string
+  /** Cells in the notebook. */
+  totalCells: number
+  /** The 1-based number of the first cell returned (0 when none). */
+  firstCell: number
+  /** The cells returned. */
+  cells: Array<NotebookCellInfo>
+  /** Output texts cut around a marker. */
+  cutOutputs: number
+}
+
+/** A file of a failed change and what it is now. */
+export interface OnDiskInfo {
+  /** The real path. */
+  realPath: string
+  /** "old" (as before), "new" (changed), or "unknown" (putting it back failed). */
+  state: string
+}
+
+/** Why a patch (or a commit of whole files) changed nothing (but see `onDisk`). */
+export interface PatchFailureInfo {
+  /**
+   * MALFORMED (the patch text), EMPTY (no operations), FILE (an operation's file, see
+   * `error`), CONTEXT_NOT_FOUND (an @@ line), LINES_NOT_FOUND (a context or removed
+   * line), OVERLAP (two hunks change the same lines) or COMMIT (writing failed, see
+   * `error` and `onDisk`).
+   */
+  code: string
+  /** The operation, 0-based. */
+  op?: number
+  /** The hunk of the operation, 0-based. */
+  hunk?: number
+  /** The 1-based line of the patch at fault. */
+  line?: number
+  /** That line's text (MALFORMED), or the line not found. */
+  text?: string
+  /** MALFORMED: what is wrong. */
+  message?: string
+  /** LINES_NOT_FOUND: the 1-based file line after which the hunk's earlier lines matched. */
+  after?: number
+  /** LINES_NOT_FOUND: every line is there, but not at the end of the file. */
+  notAtEnd?: boolean
+  /** The file's lines most like the one not found. */
+  candidates?: Array<LineCandidate>
+  /** FILE and COMMIT: the error. */
+  error?: NativeError
+  /** COMMIT: every file and what it is now. */
+  onDisk?: Array<OnDiskInfo>
+}
+
+/** A file a patch (or a commit of whole files) changed. */
+export interface PatchFileResult {
+  /** The real path. */
+  realPath: string
+  /** "created", "replaced" or "removed". */
+  action: string
+  /** What is on disk now (absent when removed). */
+  written?: WriteResult
+  /** The bytes replaced or removed (absent when created). */
+  previous?: Buffer
+  /** The mode bits of the file replaced or removed (Unix; absent when created). */
+  previousMode?: number
+  /** The folders made for a created file, the deepest first. */
+  madeFolders: Array<string>
+}
+
+/** One operation of a parsed patch. */
+export interface PatchOpInfo {
+  /** "add", "delete" or "update". */
+  kind: string
+  /** The path as the patch gives it. */
+  path: string
+  /** Where an update moves the file. */
+  moveTo?: string
+  /** The 1-based line of its header in the patch. */
+  line: number
+}
+
+/** What one operation of an applied patch did. */
+export interface PatchOpResult {
+  /** "added", "updated", "moved" or "deleted". */
+  action: string
+  /** The real path (the source of a move). */
+  path: string
+  /** Where a moved file went. */
+  to?: string
+  /** Lines added. */
+  added: number
+  /** Lines removed. */
+  removed: number
+  /**
+   * The loosest rung of the matching ladder its hunks needed: "exact",
+   * "trailing-whitespace", "whitespace" or "punctuation".
+   */
+  matchedBy: string
+  /** A unified diff of the change. */
+  diff: string
+}
+
+/** The reply of `parsePatch`, `applyPatch` and `commitFiles`. */
+export interface PatchResult {
+  /** parsePatch: the operations. */
+  parsed?: Array<PatchOpInfo>
+  /** applyPatch: each operation, in the patch's order. */
+  ops?: Array<PatchOpResult>
+  /** Each file changed. */
+  files?: Array<PatchFileResult>
+  /** Why nothing changed. */
+  failure?: PatchFailureInfo
+}
+
+/** Where one operation of a patch lands, as the caller resolved and checked it. */
+export interface PatchTargetOptions {
+  /** The real path of the operation's file (the source of a move). */
+  path: string
+  /** The real path an update moves the file to. */
+  moveTo?: string
+  /** The file an Add writes or a move goes to must not exist. @default true */
+  expectAbsent?: boolean
+  /** Or: the version of it the caller has read (size, with `expectHash`). */
+  expectSize?: number
+  /** The content hash of that version (32 hex digits). */
+  expectHash?: string
+  /** The file's name in the diff. */
+  label: string
+  /** The moved file's name in the diff. */
+  moveLabel?: string
+}
 
 /** One page's text. */
 export interface PdfPageText {
@@ -323,6 +705,11 @@ export interface PdfResult {
   beyond: Array<number>
   /** The text passed 64 MiB and the rest was dropped. */
   cut: boolean
+  /**
+   * The text reached `pdfMaxChars`: the last page given is partial, later pages were
+   * not read.
+   */
+  stopped: boolean
 }
 
 /** One ranked snippet. */
@@ -381,7 +768,7 @@ export interface ReadOptions {
   limit?: number
   /** Whether the caller gave a range (unranged reads are size-capped). @default false */
   ranged?: boolean
-  /** Line numbering: "cat-n" or "colon". @default "cat-n" */
+  /** Line numbering: "cat-n", "colon", "compact" (`N<tab>`) or "none". @default "cat-n" */
   style?: string
   /** Characters per line before a cut. @default 2000 */
   maxLineChars?: number
@@ -410,6 +797,11 @@ export interface ReadOptions {
   pdfOnly?: boolean
   /** PDF: give up with TIMEOUT after this many milliseconds. @default 30000 */
   pdfTimeLimitMs?: number
+  /**
+   * PDF: stop interpreting once the pages hold this many characters (pdf_read's
+   * max_chars); later pages are not read. Unset: no such limit.
+   */
+  pdfMaxChars?: number
 }
 
 /** The outcome of a read. `kind` says which of the optional groups is set. */

@@ -1,7 +1,7 @@
 /** Tool definitions for each SDK, generated from the zod schemas of each dialect. */
 import { z } from 'zod'
 
-import type { Dialect } from './policy/presets.js'
+import { DIALECTS, type Dialect } from './policy/presets.js'
 import type { Tool } from './tool.js'
 
 export type DefinitionFormat = 'anthropic' | 'openai' | 'mcp'
@@ -13,17 +13,21 @@ export type ToolDefinition =
   | { type: 'function'; function: { name: string; description: string; parameters: JsonSchema } }
   | { name: string; description: string; inputSchema: JsonSchema }
 
-const DIALECTS: readonly Dialect[] = ['revka', 'claude', 'consent']
-
-export function definitionsFor(tools: ReadonlyArray<Tool<never>>, dialect: Dialect | 'all', format: DefinitionFormat): ToolDefinition[] {
+/**
+ * The definitions of one dialect, or of all: then each name once (two dialects may use
+ * one name, e.g. write_file), the form of `preferred` first, as calls resolve it.
+ */
+export function definitionsFor(tools: ReadonlyArray<Tool<never>>, dialect: Dialect | 'all', format: DefinitionFormat, preferred: Dialect = 'revka'): ToolDefinition[] {
   if (dialect !== 'all' && !DIALECTS.includes(dialect)) throw new TypeError(`fsgate: unknown dialect '${String(dialect)}'`)
   if (!['anthropic', 'openai', 'mcp'].includes(format)) throw new TypeError(`fsgate: unknown definitions format '${String(format)}'`)
-  const wanted = dialect === 'all' ? DIALECTS : [dialect]
+  const wanted = dialect === 'all' ? [preferred, ...DIALECTS.filter((d) => d !== preferred)] : [dialect]
   const out: ToolDefinition[] = []
+  const named = new Set<string>()
   for (const d of wanted) {
     for (const tool of tools) {
       const form = tool.dialects[d]
-      if (!form) continue
+      if (!form || named.has(form.name)) continue
+      named.add(form.name)
       const schema = jsonSchema(form.schema)
       if (format === 'anthropic') out.push({ name: form.name, description: form.description, input_schema: schema })
       else if (format === 'openai') out.push({ type: 'function', function: { name: form.name, description: form.description, parameters: schema } })

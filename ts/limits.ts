@@ -36,6 +36,24 @@ export interface Limits {
   editMaxBytes: number
   /** Bytes of replaced content a session keeps for `undo`; the oldest entries go first. */
   historyBytes: number
+  /** Read with `allow_large`: the token limit it may raise readTokens to (a hard cap). */
+  largeReadTokens: number
+  /** Read with `allow_large`: the unranged file size it may raise unrangedReadBytes to. */
+  largeReadBytes: number
+  /** The largest notebook (.ipynb) Read renders and NotebookEdit changes, in bytes. */
+  notebookMaxBytes: number
+  /** Characters of one notebook output's text shown; a longer one keeps its start and end. */
+  notebookOutputChars: number
+  /** Entries in one page of list_directory. */
+  listEntries: number
+  /** Background commands running at once in the toolkit (every session together). */
+  backgroundTasks: number
+  /** Background commands running at once in one session. */
+  backgroundTasksPerSession: number
+  /** Bytes of a background command's output kept (its start and its latest part). */
+  taskOutputBytes: number
+  /** How long a background command may run, in seconds, unless the call asks for less (Claude Code: 30 min). */
+  taskTimeoutSecs: number
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -57,6 +75,15 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   imageMaxPixels: 50_000_000,
   editMaxBytes: 64 * 1024 * 1024,
   historyBytes: 64 * 1024 * 1024,
+  largeReadTokens: 100_000,
+  largeReadBytes: 32 * 1024 * 1024,
+  notebookMaxBytes: 100 * 1024 * 1024,
+  notebookOutputChars: 10_000,
+  listEntries: 1000,
+  backgroundTasks: 16,
+  backgroundTasksPerSession: 4,
+  taskOutputBytes: 1024 * 1024,
+  taskTimeoutSecs: 1800,
 })
 
 /** Merges overrides into the defaults, refusing unknown names and numbers that are not positive integers. */

@@ -18,6 +18,7 @@ export type NativeReadResult = Binding.ReadResult
 export type NativeError = Binding.NativeError
 export type NativeWriteResult = Binding.WriteResult
 export type NativeEditResult = Binding.EditResult
+export type NativePatchResult = Binding.PatchResult
 export type NativeTarget = Binding.TargetResult
 export type NativeChecks = Binding.ChangeChecks
 export type NativeWalkOptions = Binding.WalkOptions
@@ -26,6 +27,9 @@ export type NativeGrepResult = Binding.GrepResult
 export type NativeRankResult = Binding.RankResult
 export type NativeSpawnedChild = Binding.SpawnedChild
 export type NativeChildExit = Binding.ChildExit
+export type NativeNotebookResult = Binding.NotebookResult
+export type NativeNotebookEditResult = Binding.NotebookEditResult
+export type NativeListResult = Binding.ListResult
 type Reply = { value?: unknown; error?: NativeError }
 
 const waiting = new Map<number, (reply: Reply) => void>()

@@ -8,7 +8,7 @@ import type { z } from 'zod'
 import { FsgateError, InvalidInputError } from './errors.js'
 import type { Limits } from './limits.js'
 import type { Preset, PresetName } from './policy/presets.js'
-import type { Dialect } from './policy/presets.js'
+import type { Dialect, LineStyle } from './policy/presets.js'
 import type { ContentBlock, ToolOutput, ToolResult } from './result.js'
 import type { SessionLanes } from './contract/fair.js'
 import type { EditHistory } from './contract/history.js'
@@ -18,6 +18,7 @@ import type { ConsentGate, PermissionHandler } from './policy/consent.js'
 import type { native } from './native.js'
 import type { ProcessRegistry } from './process/run.js'
 import type { Sandbox } from './process/sandbox.js'
+import type { SessionTasks } from './process/tasks.js'
 import type { ApprovalGrants } from './policy/approval.js'
 import { chargeBudget, checkAutonomyAndOtp, type GateContext, type StopSwitch } from './policy/gate.js'
 
@@ -66,6 +67,10 @@ export interface ToolContext {
   sandbox: Sandbox
   /** Whether the host lets a model ask for an unsandboxed run (policy.allowUnsandboxed). */
   allowUnsandboxed: boolean
+  /** How Read numbers lines in this call (policy.lineStyle, else the dialect's). */
+  lineStyle: LineStyle
+  /** The session's background commands. */
+  tasks: SessionTasks
 }
 
 /** A risky command waiting for the host's approval. */
@@ -108,6 +113,11 @@ export interface DialectForm<C> {
   schema: z.ZodObject
   /** Maps the validated input to the tool's canonical input. */
   toCanonical: (input: Record<string, unknown>) => C
+  /**
+   * Shapes a successful result as this dialect's own tool answers (its wording, the
+   * facts its structured output has). By default, the canonical result as it is.
+   */
+  present?: (output: ToolOutput, input: C, ctx: ToolContext) => ToolOutput
 }
 
 export interface ToolSpec<C> {
@@ -125,7 +135,7 @@ export interface ToolSpec<C> {
 }
 
 export interface Tool<C = unknown> extends ToolSpec<C> {
-  /** Every name this tool answers to, with its dialect. */
+  /** Every name this tool answers to, with a dialect that uses it (two dialects may share a name). */
   readonly names: ReadonlyMap<string, Dialect>
   /** Validates and runs; throws FsgateError. */
   invoke(input: unknown, ctx: ToolContext): Promise<ToolOutput>
@@ -158,7 +168,8 @@ export function defineTool<C>(spec: ToolSpec<C>): Tool<C> {
       chargeBudget(ctx.gate, facts)
       code.spend()
       try {
-        return await spec.run(canonical, ctx)
+        const out = await spec.run(canonical, ctx)
+        return form.present ? form.present(out, canonical, ctx) : out
       } catch (err) {
         // A call the emergency stop cut short says so, not merely that it was aborted.
         if (err instanceof FsgateError && err.code === 'ABORTED') ctx.stop.check()

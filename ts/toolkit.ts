@@ -25,14 +25,19 @@ import { OtpGate, type OtpOptions } from './policy/otp.js'
 import { ProcessRegistry } from './process/run.js'
 import { Sandbox, SANDBOX_KINDS, type SandboxKind } from './process/sandbox.js'
 import { resolvePath } from './policy/paths.js'
-import { isPresetName, PRESETS, type Autonomy, type Dialect, type OutsideWorkspace, type Preset, type PresetName } from './policy/presets.js'
+import { DIALECTS, isPresetName, lineStyleFor, PRESETS, type Autonomy, type Dialect, type LineStyle, type OutsideWorkspace, type Preset, type PresetName } from './policy/presets.js'
+import { SessionTasks, TaskPool, watchExit } from './process/tasks.js'
 import type { ToolOutput, ToolResult } from './result.js'
 import { errorResult, type ApprovalHandler, type Tool, type ToolContext } from './tool.js'
 import type { EditInput } from './tools/edit.js'
+import type { FileInfoInput } from './tools/file-info.js'
+import type { ListInput } from './tools/list.js'
+import type { NotebookEditInput } from './tools/notebook.js'
 import type { GitInput } from './tools/git.js'
 import type { GlobInput } from './tools/glob.js'
 import type { ContentSearchInput } from './tools/grep.js'
 import { TOOLS } from './tools/index.js'
+import { undoPatch, type UndoResult } from './contract/undo-patch.js'
 import type { ReadInput } from './tools/read.js'
 import type { PdfReadInput } from './tools/pdf.js'
 import type { SemanticInput } from './tools/semantic.js'
@@ -78,13 +83,25 @@ export interface PolicyOptions {
    * a debugger of that user. `true` leaves it as it is.
    */
   hostDumpable?: boolean
+  /**
+   * How Read numbers lines, for every dialect: 'cat-n' (six columns, a tab), 'compact'
+   * (the number, a tab), 'colon' (`N: text`) or 'none'. By default each dialect's own:
+   * Claude's Read 'compact' (as Claude Code shows it), gemini's read_file 'none', the
+   * others the preset's ('cat-n'; 'colon' in the revka preset).
+   */
+  lineStyle?: LineStyle
 }
 
 export interface ToolkitOptions {
   /** The workspace folder; relative tool paths resolve here. Required. */
   workspace: string
-  /** 'guarded' (default) | 'claude-code' | 'revka' | 'consent'. */
+  /** 'guarded' (default) | 'claude-code' | 'revka' | 'consent' | 'gemini-cli'. */
   preset?: PresetName
+  /**
+   * The tool-name family this toolkit speaks by default: what `definitions()` lists and
+   * how a name two families share resolves (write_file, list_directory). Default: the preset's.
+   */
+  dialect?: Dialect
   policy?: PolicyOptions
   limits?: Partial<Limits>
   /** An exact token counter (e.g. a provider's API); the built-in o200k BPE otherwise. */
@@ -104,10 +121,12 @@ export interface SessionOptions {
 
 export interface CallOptions {
   signal?: AbortSignal
+  /** The tool-name family the model was given, for a name two families share. Default: the toolkit's. */
+  dialect?: Dialect
 }
 
 export interface DefinitionsOptions {
-  /** Which name family: 'claude' | 'revka' | 'consent' | 'all'. Default: the preset's. */
+  /** Which name family: 'claude' | 'revka' | 'consent' | 'gemini' | 'all'. Default: the toolkit's. */
   dialect?: Dialect | 'all'
   /** Which SDK shape. Default 'anthropic'. */
   format?: DefinitionFormat
@@ -122,6 +141,8 @@ export class Toolkit {
   readonly workspace: string
   readonly presetName: PresetName
   readonly preset: Preset
+  /** The tool-name family this toolkit speaks by default. */
+  readonly dialect: Dialect
   readonly limits: Limits
   readonly allowedPaths: readonly string[]
   /** @internal */
@@ -148,7 +169,9 @@ export class Toolkit {
   readonly deniedCommands: readonly string[]
   /** The sandbox of every shell command. @internal */
   readonly sandbox: Sandbox
-  private readonly byName = new Map<string, { tool: Tool<never>; dialect: Dialect }>()
+  /** Background commands of every session. @internal */
+  readonly tasks = new TaskPool()
+  private readonly byName = new Map<string, Array<{ tool: Tool<never>; dialect: Dialect }>>()
 
   constructor(options: ToolkitOptions) {
     if (!options || typeof options.workspace !== 'string' || options.workspace === '') {
@@ -168,6 +191,10 @@ export class Toolkit {
     this.workspace = realDir(options.workspace, 'workspace')
     this.presetName = preset
     this.preset = { ...PRESETS[preset], ...presetOverrides(options.policy) }
+    if (options.dialect !== undefined && !DIALECTS.includes(options.dialect)) {
+      throw new TypeError(`fsgate: unknown dialect '${String(options.dialect)}' (${DIALECTS.join(', ')})`)
+    }
+    this.dialect = options.dialect ?? this.preset.dialect
     this.limits = resolveLimits(options.limits)
     this.allowedPaths = (options.policy?.allowedPaths ?? []).map((p) => realDir(p, 'policy.allowedPaths entry'))
     this.fs = new native.Workspace([this.workspace, ...this.allowedPaths])
@@ -185,7 +212,24 @@ export class Toolkit {
       network: options.policy?.network === true,
     })
     if (this.preset.autonomy !== 'full' && options.policy?.hostDumpable !== true) native.setHostDumpable(false)
-    for (const tool of TOOLS) for (const [name, dialect] of tool.names) this.byName.set(name, { tool, dialect })
+    for (const tool of TOOLS) {
+      // Each dialect's form: two dialects may give one tool the same name (list_directory).
+      for (const [dialect, form] of Object.entries(tool.dialects) as [Dialect, { name: string }][]) {
+        const name = form.name
+        const forms = this.byName.get(name) ?? []
+        forms.push({ tool, dialect })
+        this.byName.set(name, forms)
+      }
+    }
+    watchExit(this.tasks)
+  }
+
+  /**
+   * Ends what the toolkit runs in the background: every session's background commands
+   * are killed (with everything they started). Resolves when they are gone.
+   */
+  async close(): Promise<void> {
+    await this.tasks.stopAll('toolkit closed')
   }
 
   /**
@@ -214,7 +258,7 @@ export class Toolkit {
 
   /** Tool definitions for an SDK, generated from the zod schemas. */
   definitions(options: DefinitionsOptions = {}): ToolDefinition[] {
-    const defs = definitionsFor(TOOLS, options.dialect ?? this.preset.dialect, options.format ?? 'anthropic')
+    const defs = definitionsFor(TOOLS, options.dialect ?? this.dialect, options.format ?? 'anthropic', this.dialect)
     const otp = this.options.policy?.otp
     if (otp) for (const def of defs) if (this.mayNeedOtp(nameOf(def), otp.actions)) addOtpField(def)
     return defs
@@ -222,20 +266,25 @@ export class Toolkit {
 
   /** Whether OTP gating may ask a call of this tool for a code. */
   private mayNeedOtp(name: string, actions: readonly string[]): boolean {
-    const tool = this.byName.get(name)?.tool
+    const tool = this.lookup(name)?.tool
     if (!tool) return false
     const labels = tool.name === 'shell' ? ['shell:low', 'shell:medium', 'shell:high'] : tool.name === 'git_operations' ? ['git:write'] : []
     return actions.some((a) => tool.names.has(a) || labels.includes(a))
   }
 
-  /** @internal */
-  lookup(name: string): { tool: Tool<never>; dialect: Dialect } | undefined {
-    return this.byName.get(name)
+  /**
+   * The tool a name calls, and in which dialect: the form of `dialect` (else the
+   * toolkit's) when two families share the name, else the only one. @internal
+   */
+  lookup(name: string, dialect: Dialect = this.dialect): { tool: Tool<never>; dialect: Dialect } | undefined {
+    const forms = this.byName.get(name)
+    if (!forms) return undefined
+    return forms.find((f) => f.dialect === dialect) ?? forms.find((f) => f.dialect === this.dialect) ?? forms[0]
   }
 
-  /** Names a model may call: the preset's dialect first, else every name. */
+  /** Names a model may call: the toolkit's dialect first, else every name. */
   toolNames(): string[] {
-    const own = [...this.byName].filter(([, v]) => v.dialect === this.preset.dialect).map(([n]) => n)
+    const own = [...this.byName].filter(([, forms]) => forms.some((f) => f.dialect === this.dialect)).map(([n]) => n)
     return own.length > 0 ? own : [...this.byName.keys()]
   }
 }
@@ -248,6 +297,8 @@ export class Session {
   readonly consent = new ConsentGate()
   /** @internal */
   readonly approvals = new ApprovalGrants()
+  /** This session's background commands. @internal */
+  readonly tasks: SessionTasks
   /** This session's hourly action budget, or null. @internal */
   readonly budget: ActionBudget | null
   private readonly changes: EditHistory
@@ -259,6 +310,7 @@ export class Session {
   ) {
     this.dedup = options.dedup ?? toolkit.options.dedup ?? true
     this.changes = new EditHistory(toolkit.limits.historyBytes)
+    this.tasks = new SessionTasks(toolkit.tasks)
     const perHour = toolkit.preset.actionsPerHour
     this.budget = perHour === null ? null : new ActionBudget(perHour)
   }
@@ -267,7 +319,7 @@ export class Session {
   async call(name: string, input: unknown, options: CallOptions = {}): Promise<ToolResult> {
     try {
       this.toolkit.stopSwitch.check()
-      const found = this.toolkit.lookup(name)
+      const found = this.toolkit.lookup(name, options?.dialect)
       if (!found) {
         return errorResult(
           new InvalidInputError('INVALID_INPUT', `Unknown tool '${String(name)}'. Available tools: ${this.toolkit.toolNames().join(', ')}.`, {
@@ -322,6 +374,31 @@ export class Session {
     return this.invoke('git_operations', input, options)
   }
 
+  /** Lists a folder or a tree (typed form of list_directory). Throws FsgateError subclasses. */
+  async listDirectory(input: ListInput, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('list_directory', input, options)
+  }
+
+  /** What one path is (typed form of file_info). Throws FsgateError subclasses. */
+  async fileInfo(input: FileInfoInput, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('file_info', input, options)
+  }
+
+  /** Replaces, inserts or deletes one notebook cell (typed form of notebook_edit). Throws FsgateError subclasses. */
+  async editNotebook(input: NotebookEditInput, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('notebook_edit', input, options)
+  }
+
+  /** A background command's output (typed form of task_output, `wait_secs` to wait). Throws FsgateError subclasses. */
+  async taskOutput(input: { task_id: string; offset?: number; limit?: number; wait_secs?: number }, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('task_output', input, options)
+  }
+
+  /** Stops a background command (typed form of task_stop). Throws FsgateError subclasses. */
+  async stopTask(input: { task_id: string }, options: CallOptions = {}): Promise<ToolOutput> {
+    return this.invoke('task_stop', input, options)
+  }
+
   /** Ranked code search (typed form of semantic_code_search). Throws FsgateError subclasses. */
   async search(input: SemanticInput, options: CallOptions = {}): Promise<ToolOutput> {
     return this.invoke('semantic_code_search', input, options)
@@ -344,22 +421,25 @@ export class Session {
   /**
    * Undoes this session's latest change of `file`: puts back the content it replaced, or
    * removes the file it created. Refused (STALE) when the file changed since, so that
-   * nobody's later work is lost. Returns what was done.
+   * nobody's later work is lost. A change made by apply_patch is undone whole: every file
+   * of the patch is put back together, or none is (`patch` lists them). Returns what was done.
    */
-  async undo(file: string, options: CallOptions = {}): Promise<{ path: string; realPath: string; restored: 'previous' | 'removed' }> {
+  async undo(file: string, options: CallOptions = {}): Promise<UndoResult> {
     const tk = this.toolkit
     tk.stopSwitch.check()
     const abs = resolvePath(tk.workspace, file)
     const t = await callNative<NativeTarget>((id) => tk.fs.target(completer, id, abs, true), options.signal)
     const entry = this.changes.latest(t.realPath)
     if (!entry) throw new NotFoundError('NOT_FOUND', `This session has no change of ${file} left to undo.`, { data: { path: file } })
+    if (entry.group) return undoPatch(tk, this.changes, this.ledger, entry, file, options.signal)
     if (entry.dropped) {
       throw new FsgateError('FILE_TOO_LARGE', `The content this session's change of ${file} replaced was larger than limits.historyBytes, so it was not kept and cannot be restored.`, {
         data: { path: file },
       })
     }
+    const after = entry.after as NonNullable<HistoryEntry['after']>
     return tk.locks.run(t.realPath, async () => {
-      const checks = { expectSize: entry.after.size, expectHash: entry.after.hash, allowOutside: !t.inside }
+      const checks = { expectSize: after.size, expectHash: after.hash, allowOutside: !t.inside }
       await callNative<NativeWriteResult>(
         (id) =>
           entry.previous
@@ -378,13 +458,28 @@ export class Session {
     })
   }
 
+  /**
+   * Ends the conversation's background work: its background commands are killed (with
+   * everything they started) and no new one starts. Resolves when they are gone. Call it
+   * when the conversation ends; an MCP connection does when it closes.
+   */
+  async close(): Promise<void> {
+    await this.tasks.close('session closed')
+  }
+
+  /** The conversation's background commands: id, command, status, output size. */
+  backgroundTasks(): Array<{ id: string; command: string; status: string; exitCode: number | null; startedAt: number; endedAt: number | null; outputBytes: number }> {
+    return this.tasks.list().map((t) => ({ id: t.id, command: t.command, status: t.status, exitCode: t.exitCode, startedAt: t.startedAt, endedAt: t.endedAt, outputBytes: t.log.bytes }))
+  }
+
   /** Forgets every read, so the next read of any file returns its content again. */
   forgetReads(): void {
     this.ledger.forget()
   }
 
   private async invoke(name: string, input: unknown, options: CallOptions): Promise<ToolOutput> {
-    const found = this.toolkit.lookup(name)
+    // Typed methods take the canonical (revka) input, whatever the toolkit's dialect.
+    const found = this.toolkit.lookup(name, 'revka')
     if (!found) throw new FsgateError('INTERNAL', `tool ${name} is not registered`)
     return found.tool.invoke(input, this.context(name, found.dialect, options))
   }
@@ -427,6 +522,8 @@ export class Session {
       deniedCommands: tk.deniedCommands,
       sandbox: tk.sandbox,
       allowUnsandboxed: tk.options.policy?.allowUnsandboxed === true,
+      lineStyle: lineStyleFor(dialect, tk.preset, tk.options.policy?.lineStyle),
+      tasks: this.tasks,
     }
   }
 }
@@ -446,6 +543,7 @@ const POLICY_KEYS = new Set([
   'network',
   'allowUnsandboxed',
   'hostDumpable',
+  'lineStyle',
 ])
 const AUTONOMY = new Set(['read_only', 'supervised', 'full'])
 
@@ -492,6 +590,9 @@ function checkPolicy(policy: PolicyOptions | undefined): void {
   }
   for (const key of ['network', 'allowUnsandboxed', 'hostDumpable'] as const) {
     if (policy[key] !== undefined && typeof policy[key] !== 'boolean') throw new TypeError(`fsgate: policy.${key} must be true or false`)
+  }
+  if (policy.lineStyle !== undefined && !['cat-n', 'compact', 'colon', 'none'].includes(policy.lineStyle)) {
+    throw new TypeError(`fsgate: policy.lineStyle must be 'cat-n', 'compact', 'colon' or 'none', got '${String(policy.lineStyle)}'`)
   }
   if (policy.otp !== undefined) checkOtp(policy.otp)
   if (policy.allowedPaths !== undefined && !(Array.isArray(policy.allowedPaths) && policy.allowedPaths.every((p) => typeof p === 'string'))) {

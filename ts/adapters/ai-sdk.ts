@@ -49,7 +49,7 @@ export interface AiSdkFunctions<Schema> {
 }
 
 export interface AiSdkToolsOptions {
-  /** Which tool-name family: 'claude' | 'revka' | 'consent' | 'all'. Default: the preset's. */
+  /** Which tool-name family: 'claude' | 'revka' | 'consent' | 'gemini' | 'all'. Default: the toolkit's. */
   dialect?: Dialect | 'all'
   /**
    * Each call's whole ToolResult, for the host (show the user `data.grantPhrase`). What
@@ -73,7 +73,7 @@ export function aiSdkTools<Schema>(session: Session, ai: AiSdkFunctions<Schema>,
       description: def.description,
       inputSchema: ai.jsonSchema(def.inputSchema),
       execute: async (input, { abortSignal, toolCallId }) => {
-        const result = await session.call(name, input, { signal: abortSignal })
+        const result = await session.call(name, input, { signal: abortSignal, dialect: options.dialect === 'all' ? undefined : options.dialect })
         options.onResult?.(result, { id: String(toolCallId ?? ''), name, input })
         return withoutSecrets(result)
       },

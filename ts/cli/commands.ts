@@ -1,65 +1,20 @@
 /**
- * The commands of `fsgate` for people, one entry each: its arguments, its options with
- * their help (the `--help` text and the parser's configuration both come from here, so
- * they cannot drift apart), and what it runs. Every tool command goes through a session's
- * `call`, the same dispatch an agent's calls pass, and prints the ToolResult via Output.
- * `mcp` is not here: it parses its own flags (see main.ts).
+ * The commands of `fsgate` for people that work on one file or say something about the
+ * tools: read, write, edit, pdf, git, risk, definitions; the search commands (glob, grep,
+ * search, ls, tree) are in find.ts. Every tool command goes through a session's `call`,
+ * the same dispatch an agent's calls pass. `mcp` is not here: it parses its own flags.
  */
 import { readFile } from 'node:fs/promises'
+import path from 'node:path'
 import { isatty } from 'node:tty'
 
-import { DEFAULT_LIMITS } from '../limits.js'
 import { classifyCommand } from '../policy/risk.js'
 import type { ToolResult } from '../result.js'
-import type { PolicyOptions, Toolkit } from '../toolkit.js'
-import { EXIT_OK, type Output, UsageError } from './output.js'
-import { highlighter, paintDiff, paintGrep, paintLogOrBranch, paintRead, paintRisk, paintSearch, paintStatus } from './style.js'
-
-/** One option: parseArgs' type and short letter, plus what `--help` says about it. */
-export interface OptionSpec {
-  type: 'string' | 'boolean'
-  short?: string
-  /** The value's placeholder in the help, for string options. */
-  arg?: string
-  help: string
-}
-
-/** What a command's `run` gets: its positionals, its option values, the output, a toolkit. */
-export interface CommandContext {
-  args: string[]
-  values: Readonly<Record<string, string | boolean | undefined>>
-  out: Output
-  /** A toolkit for --workspace and --preset; `policy` overrides the preset's policy. */
-  toolkit(policy?: PolicyOptions): Toolkit
-}
-
-export interface Command {
-  name: string
-  /** The arguments after the command name, as the usage line shows them. */
-  synopsis: string
-  /** One line for the command list of `fsgate --help`. */
-  summary: string
-  /** More for the command's own `--help`, if any. */
-  details?: string
-  options: Record<string, OptionSpec>
-  /** The common options this command takes (all of them unless listed). */
-  common?: readonly CommonOption[]
-  run(ctx: CommandContext): Promise<number>
-}
-
-export type CommonOption = 'workspace' | 'preset' | 'json'
-
-export const COMMON_OPTIONS: Record<CommonOption | 'help', OptionSpec> = {
-  workspace: { type: 'string', arg: 'DIR', help: 'The workspace; relative paths start here (default: the current folder)' },
-  preset: { type: 'string', arg: 'P', help: 'guarded (default) | claude-code | revka | consent' },
-  json: { type: 'boolean', help: 'Print the whole tool result as JSON' },
-  help: { type: 'boolean', short: 'h', help: 'Show this help' },
-}
-
-const WALK_OPTIONS: Record<string, OptionSpec> = {
-  hidden: { type: 'boolean', help: 'Include hidden files and folders' },
-  'no-ignore': { type: 'boolean', help: 'Include files that .gitignore/.ignore leave out' },
-}
+import type { PolicyOptions } from '../toolkit.js'
+import { call, type Command, type CommandContext, COMMON_OPTIONS, flag, int, type OptionSpec, positionals, str, upTo } from './args.js'
+import { FIND_COMMANDS } from './find.js'
+import { EXIT_ERROR, EXIT_OK, UsageError } from './output.js'
+import { paintDiff, paintLogOrBranch, paintRead, paintRisk, paintStatus } from './style.js'
 
 /**
  * The policy of write and edit from the command line. The read-before-write contract and
@@ -69,44 +24,6 @@ const WALK_OPTIONS: Record<string, OptionSpec> = {
  * confined to the workspace, protected paths, atomic writes, working copies outside it.
  */
 export const PERSON_POLICY: PolicyOptions = { readBeforeWrite: false, consentGate: false }
-
-// ---------------------------------------------------------------------------------------
-// Argument helpers
-
-/** The positionals, checked to be between `min` and `max` of them. */
-function positionals(ctx: CommandContext, min: number, max: number, message: string): string[] {
-  if (ctx.args.length < min || ctx.args.length > max) throw new UsageError(message)
-  return ctx.args
-}
-
-function str(ctx: CommandContext, key: string): string | undefined {
-  const v = ctx.values[key]
-  return typeof v === 'string' ? v : undefined
-}
-
-function flag(ctx: CommandContext, key: string): boolean {
-  return ctx.values[key] === true
-}
-
-/** An integer option: whole numbers only, or any integer with `signed` (the tool judges the range). */
-function int(ctx: CommandContext, key: string, signed = false): number | undefined {
-  const v = str(ctx, key)
-  if (v === undefined) return undefined
-  if (signed ? !/^-?\d+$/.test(v) : !/^\d+$/.test(v)) throw new UsageError(`--${key} must be ${signed ? 'an integer' : 'a whole number'}, got '${v}'`)
-  return Number(v)
-}
-
-/** One of a fixed set of values. */
-function choice<T extends string>(ctx: CommandContext, key: string, allowed: readonly T[]): T | undefined {
-  const v = str(ctx, key)
-  if (v !== undefined && !allowed.includes(v as T)) throw new UsageError(`--${key} must be one of ${allowed.join(', ')}, got '${v}'`)
-  return v as T | undefined
-}
-
-/** Calls a tool in a fresh session of the command's toolkit. */
-function call(ctx: CommandContext, tool: string, input: Record<string, unknown>, policy?: PolicyOptions): Promise<ToolResult> {
-  return ctx.toolkit(policy).createSession().call(tool, input)
-}
 
 /** Reads all of stdin. */
 async function readStdin(): Promise<Buffer> {
@@ -120,7 +37,7 @@ async function content(ctx: CommandContext): Promise<string> {
   const from = str(ctx, 'from')
   let bytes: Buffer
   if (from !== undefined && from !== '-') {
-    bytes = await readFile(from).catch((err: NodeJS.ErrnoException) => {
+    bytes = await readFile(path.resolve(ctx.place.cwd, from)).catch((err: NodeJS.ErrnoException) => {
       throw new UsageError(`cannot read --from ${from}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`)
     })
   } else {
@@ -146,22 +63,43 @@ export function diffStat(diff: string): { added: number; removed: number } {
   return { added, removed }
 }
 
-// ---------------------------------------------------------------------------------------
-// The commands
+/** The notes Read puts after a page: where to continue, and a word on undecodable bytes. */
+const isReadNote = (line: string) => /^… [\d,]+ more lines?; continue /.test(line) || /^\(bytes that are not valid /.test(line)
 
 const read: Command = {
   name: 'read',
-  synopsis: '<path> [--offset N] [--limit N] [--pages P]',
-  summary: 'Read a file as an agent sees it (numbered lines, images, PDF pages)',
+  synopsis: '<path>... [--offset N] [--limit N] [--all] [--pages P]',
+  summary: 'Read files as an agent sees them (numbered lines, images, PDF pages)',
+  details: `Several files are printed one after another, each under a ==> path <== line, as head
+does. Where lines remain after the page, a note on stderr says the --offset to go on with.`,
   options: {
     offset: { type: 'string', arg: 'N', help: 'The first line to show (1-based)' },
-    limit: { type: 'string', arg: 'N', help: 'How many lines to show' },
+    limit: { type: 'string', arg: 'N', help: 'How many lines to show (default 2000)' },
+    all: { type: 'boolean', help: 'Show every line (no page, no token limit)' },
     pages: { type: 'string', arg: 'P', help: "PDF pages to show, e.g. '3' or '1-5'" },
   },
   async run(ctx) {
-    const [file] = positionals(ctx, 1, 1, 'read takes one path')
-    const input: Record<string, unknown> = { path: file, offset: int(ctx, 'offset', true), limit: int(ctx, 'limit', true), pages: str(ctx, 'pages') }
-    return ctx.out.result(await call(ctx, 'file_read', input), (text, _r, s) => paintRead(text, s))
+    const files = positionals(ctx, 1, Number.POSITIVE_INFINITY, 'read takes one or more paths')
+    const all = flag(ctx, 'all')
+    const limit = int(ctx, 'limit', true)
+    if (all && limit !== undefined) throw new UsageError('give --limit or --all, not both')
+    const toolkit = ctx.toolkit(all ? { limits: { readTokens: upTo(Number.POSITIVE_INFINITY) } } : undefined)
+    const session = toolkit.createSession()
+    const results: ToolResult[] = []
+    let code = EXIT_OK
+    for (const [i, file] of files.entries()) {
+      const input = { path: ctx.place.toTool(file), offset: int(ctx, 'offset', true), limit: all ? upTo(Number.POSITIVE_INFINITY) : limit, pages: str(ctx, 'pages') }
+      const result = await session.call('file_read', input)
+      results.push(result)
+      if (ctx.out.json) {
+        if (result.isError) code = EXIT_ERROR
+        continue
+      }
+      if (files.length > 1) ctx.out.out(`${i > 0 ? '\n' : ''}==> ${file} <==`)
+      if (ctx.out.result(result, (text, _r, s) => paintRead(text, s), isReadNote) !== EXIT_OK) code = EXIT_ERROR
+    }
+    if (ctx.out.json) ctx.out.printJson(files.length === 1 ? results[0] : results)
+    return code
   },
 }
 
@@ -178,7 +116,7 @@ be inside the workspace and not protected.`,
   async run(ctx) {
     const [file] = positionals(ctx, 1, 1, 'write takes one path')
     const text = await content(ctx)
-    return ctx.out.result(await call(ctx, 'file_write', { path: file, content: text }, PERSON_POLICY))
+    return ctx.out.result(await call(ctx, 'file_write', { path: ctx.place.toTool(file), content: text }, { policy: PERSON_POLICY }))
   },
 }
 
@@ -200,17 +138,17 @@ As with write, the read-before-write check and the consent gate are off.`,
     const oldString = str(ctx, 'old')
     const newString = str(ctx, 'new')
     if (oldString === undefined || newString === undefined) throw new UsageError('edit needs --old and --new')
-    const input = { path: file, old_string: oldString, new_string: newString, replace_all: flag(ctx, 'all') || undefined }
-    const result = await call(ctx, 'file_edit', input, PERSON_POLICY)
+    const input = { path: ctx.place.toTool(file), old_string: oldString, new_string: newString, replace_all: flag(ctx, 'all') || undefined }
+    const result = await call(ctx, 'file_edit', input, { policy: PERSON_POLICY })
     const code = ctx.out.result(result)
     const diff = result.data?.diff
-    if (code === EXIT_OK && !ctx.out.json && typeof diff === 'string') {
-      const s = ctx.out.style
-      const { added, removed } = diffStat(diff)
-      ctx.out.out(`${String(result.data?.path ?? file)}: ${s.green(`+${added}`)} ${s.red(`-${removed}`)}`)
-      if (flag(ctx, 'diff')) ctx.out.out(paintDiff(diff.replace(/\n$/, ''), s))
-    }
-    return code
+    if (code !== EXIT_OK || ctx.out.json || typeof diff !== 'string') return code
+    const s = ctx.out.style
+    const shown = typeof result.data?.path === 'string' ? ctx.place.fromTool(result.data.path) : file
+    const { added, removed } = diffStat(diff)
+    ctx.out.out(`${shown}: ${s.green(`+${added}`)} ${s.red(`-${removed}`)}`)
+    if (flag(ctx, 'diff')) ctx.out.out(paintDiff(diff.replace(/\n$/, ''), s))
+    return EXIT_OK
   },
 }
 
@@ -221,71 +159,7 @@ const pdf: Command = {
   options: { 'max-chars': { type: 'string', arg: 'N', help: 'Cut the text after N characters' } },
   async run(ctx) {
     const [file] = positionals(ctx, 1, 1, 'pdf takes one path')
-    return ctx.out.result(await call(ctx, 'pdf_read', { path: file, max_chars: int(ctx, 'max-chars') }))
-  },
-}
-
-const glob: Command = {
-  name: 'glob',
-  synopsis: '<pattern> [path] [--hidden] [--no-ignore]',
-  summary: 'List files matching a glob (sorted)',
-  options: { ...WALK_OPTIONS },
-  async run(ctx) {
-    const [pattern, where] = positionals(ctx, 1, 2, 'glob takes a pattern and an optional path')
-    const input = { pattern, path: where, include_hidden: flag(ctx, 'hidden') || undefined, include_ignored: flag(ctx, 'no-ignore') || undefined }
-    return ctx.out.result(await ctx.out.progress(`glob ${pattern}`, call(ctx, 'glob_search', input)))
-  },
-}
-
-const GREP_MODES = ['content', 'files_with_matches', 'count'] as const
-
-const grep: Command = {
-  name: 'grep',
-  synopsis: '<regex> [path] [--include G] [-i] [--mode M] [-C N]',
-  summary: "Search file contents (ripgrep's engine)",
-  details: "The regex is Rust's (ripgrep's) syntax. Put -- before a regex that starts with '-'.",
-  options: {
-    include: { type: 'string', arg: 'GLOB', help: "Only files matching GLOB, e.g. '*.ts' or '*.{ts,tsx}'" },
-    'ignore-case': { type: 'boolean', short: 'i', help: 'Match letters regardless of case' },
-    mode: { type: 'string', arg: 'M', help: 'content (default) | files_with_matches | count' },
-    'files-with-matches': { type: 'boolean', short: 'l', help: 'Only the names of the matching files (--mode files_with_matches)' },
-    count: { type: 'boolean', short: 'c', help: 'Matches per file (--mode count)' },
-    context: { type: 'string', short: 'C', arg: 'N', help: 'Show N lines around each match' },
-    ...WALK_OPTIONS,
-  },
-  async run(ctx) {
-    const [pattern, where] = positionals(ctx, 1, 2, 'grep takes a pattern and an optional path')
-    const mode = flag(ctx, 'files-with-matches') ? 'files_with_matches' : flag(ctx, 'count') ? 'count' : choice(ctx, 'mode', GREP_MODES)
-    const context = int(ctx, 'context')
-    const ignoreCase = flag(ctx, 'ignore-case')
-    const input = {
-      pattern,
-      path: where,
-      include: str(ctx, 'include'),
-      case_sensitive: ignoreCase ? false : undefined,
-      output_mode: mode,
-      context_before: context,
-      context_after: context,
-      include_hidden: flag(ctx, 'hidden') || undefined,
-      include_ignored: flag(ctx, 'no-ignore') || undefined,
-    }
-    const result = await ctx.out.progress(`grep ${pattern}`, call(ctx, 'content_search', input))
-    const re = highlighter(pattern, ignoreCase)
-    return ctx.out.result(result, (text, r, s) => paintGrep(text, (r.data?.files as string[] | undefined) ?? [], re, s))
-  },
-}
-
-const search: Command = {
-  name: 'search',
-  synopsis: '<query> [path] [--top N]',
-  summary: 'Ranked code search (built-in ranker)',
-  details: 'Words or a symbol name; the best-matching functions, classes and blocks come first.',
-  options: { top: { type: 'string', arg: 'N', help: `How many results (default ${DEFAULT_LIMITS.semanticTopK}, at most 25)` } },
-  async run(ctx) {
-    const [query, where] = positionals(ctx, 1, 2, 'search takes a query and an optional path')
-    const input = { query, path: where, top_k: int(ctx, 'top'), backend: 'literal' }
-    const result = await ctx.out.progress(`search ${query}`, call(ctx, 'semantic_code_search', input))
-    return ctx.out.result(result, (text, _r, s) => paintSearch(text, s))
+    return ctx.out.result(await call(ctx, 'pdf_read', { path: ctx.place.toTool(file), max_chars: int(ctx, 'max-chars') }))
   },
 }
 
@@ -295,7 +169,7 @@ const git: Command = {
   name: 'git',
   synopsis: 'status|diff|log|branch [--cached] [--limit N] [files...]',
   summary: 'A read-only git operation, as git_operations gives it',
-  details: 'Only git diff takes files.',
+  details: 'Works from any folder of the repository. Only git diff takes files (from the current folder).',
   options: {
     cached: { type: 'boolean', help: 'diff: the staged changes instead of the unstaged ones' },
     limit: { type: 'string', arg: 'N', help: 'log: how many commits (default 10, at most 100)' },
@@ -304,7 +178,12 @@ const git: Command = {
     const [operation, ...files] = ctx.args
     if (!GIT_OPERATIONS.includes(operation as never)) throw new UsageError(`git takes one of ${GIT_OPERATIONS.join(', ')}`)
     if (files.length > 0 && operation !== 'diff') throw new UsageError('only git diff takes files')
-    const input = { operation, files: files.length > 0 ? files : undefined, cached: flag(ctx, 'cached') || undefined, limit: int(ctx, 'limit') }
+    const input = {
+      operation,
+      files: files.length > 0 ? files.map((f) => ctx.place.toTool(f)) : undefined,
+      cached: flag(ctx, 'cached') || undefined,
+      limit: int(ctx, 'limit'),
+    }
     const paint = operation === 'status' ? paintStatus : operation === 'diff' ? paintDiff : paintLogOrBranch
     return ctx.out.result(await call(ctx, 'git_operations', input), (text, _r, s) => paint(text, s))
   },
@@ -322,7 +201,7 @@ const risk: Command = {
     const [command] = positionals(ctx, 1, 1, 'risk takes one command (quote it)')
     const c = classifyCommand(command)
     if (ctx.out.json) {
-      ctx.out.out(JSON.stringify(c, null, 2))
+      ctx.out.printJson(c)
       return EXIT_OK
     }
     const s = ctx.out.style
@@ -340,7 +219,7 @@ const definitions: Command = {
   synopsis: '[--dialect D] [--format F]',
   summary: 'Print the tool definitions as JSON',
   options: {
-    dialect: { type: 'string', arg: 'D', help: "claude | revka | consent | all (default: the preset's)" },
+    dialect: { type: 'string', arg: 'D', help: "claude | revka | consent | anthropic | codex | gemini | all (default: the preset's)" },
     format: { type: 'string', arg: 'F', help: 'The SDK shape, e.g. anthropic (default) or openai' },
   },
   // --json is taken too (the output is JSON either way).
@@ -349,16 +228,16 @@ const definitions: Command = {
     try {
       defs = ctx.toolkit().definitions({ dialect: str(ctx, 'dialect') as never, format: str(ctx, 'format') as never })
     } catch (err) {
-      if (err instanceof TypeError) throw new UsageError(err.message)
+      if (err instanceof TypeError) throw new UsageError(err.message.replace(/^fsgate: /, ''))
       throw err
     }
-    ctx.out.out(JSON.stringify(defs, null, 2))
+    ctx.out.printJson(defs)
     return EXIT_OK
   },
 }
 
 /** Every command but `mcp`, in the order `fsgate --help` lists them. */
-export const COMMANDS: readonly Command[] = [read, write, edit, pdf, glob, grep, search, git, risk, definitions]
+export const COMMANDS: readonly Command[] = [read, write, edit, pdf, ...FIND_COMMANDS, git, risk, definitions]
 
 /** The command's own `--help`. */
 export function commandHelp(cmd: Command): string {
@@ -367,9 +246,6 @@ export function commandHelp(cmd: Command): string {
       const left = `${o.short ? `-${o.short}, ` : '    '}--${name}${o.arg ? ` ${o.arg}` : ''}`
       return `  ${left.padEnd(30)} ${o.help}`
     })
-  const common = Object.fromEntries(
-    Object.entries(COMMON_OPTIONS).filter(([name]) => name === 'help' || (cmd.common ?? ['workspace', 'preset', 'json']).includes(name as CommonOption)),
-  )
   const own = rows(cmd.options)
   return [
     `Usage: fsgate ${cmd.name} ${cmd.synopsis}`,
@@ -379,7 +255,7 @@ export function commandHelp(cmd: Command): string {
     '',
     ...(own.length > 0 ? ['Options:', ...own, ''] : []),
     'Common options:',
-    ...rows(common),
+    ...rows(COMMON_OPTIONS),
     '',
   ].join('\n')
 }

@@ -1,7 +1,8 @@
 /**
  * `fsgate`'s command line: finds the command, parses its options (node:util parseArgs,
  * strict, from the command's table entry), answers --help/--version, runs it, and turns
- * every outcome into an exit code: 0 ok, 1 a tool error, 2 a usage error.
+ * every outcome into an exit code as ripgrep does: 0 done (something found), 1 nothing
+ * found, 2 an error (a usage error or one the tool reported).
  *
  * `fsgate mcp …` hands the rest of the command line to the MCP server's own entry, loaded
  * only then, so the MCP SDK costs nothing to the other commands.
@@ -10,9 +11,11 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 
 import { isPresetName } from '../policy/presets.js'
-import { createToolkit, type PolicyOptions } from '../toolkit.js'
-import { COMMANDS, COMMON_OPTIONS, type Command, commandHelp, type OptionSpec } from './commands.js'
-import { EXIT_OK, EXIT_TOOL_ERROR, EXIT_USAGE, Output, UsageError } from './output.js'
+import { createToolkit } from '../toolkit.js'
+import { type Command, type CommandContext, COMMON_OPTIONS, type OptionSpec } from './args.js'
+import { COMMANDS, commandHelp } from './commands.js'
+import { EXIT_ERROR, EXIT_OK, Output, UsageError } from './output.js'
+import { Place } from './where.js'
 
 const HELP = `fsgate — file and code tools for AI agents, and for you
 
@@ -24,12 +27,15 @@ ${[...COMMANDS.map((c) => [`fsgate ${c.name} ${c.synopsis}`, c.summary] as const
   fsgate --version
 
 Common options:
-  --workspace DIR   The workspace (default: the current folder)
-  --preset P        guarded (default) | claude-code | revka | consent
-  --json            Print the whole tool result as JSON
+  --workspace DIR   The workspace (default: the git repository around the current folder,
+                    else the current folder); paths you type and paths shown start at the
+                    current folder
+  --preset P        guarded (default) | claude-code | revka | consent | gemini-cli
+  --json            Print the whole result as JSON
   -h, --help        Show this help
 
-Exit codes: 0 ok, 1 the tool reported an error (its code on stderr), 2 a usage error.
+Output: data on stdout; notes, counts and errors on stderr.
+Exit codes: 0 done (found), 1 nothing found (grep, glob, search, ls), 2 an error.
 `
 
 /** Options that take a value and may come before the command (`fsgate --workspace DIR read …`). */
@@ -59,29 +65,31 @@ export async function main(argv: string[]): Promise<number> {
       const cmd = COMMANDS.find((c) => c.name === topic)
       if (cmd) return print(commandHelp(cmd))
       if (topic === 'mcp') return mcp(['--help'])
-      return usageError(`unknown command '${topic}'`)
+      return unknownCommand(topic)
     }
     if (rest.includes('--version')) {
       const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
       return print(pkg.version)
     }
     if (name === 'help' || rest.includes('--help') || rest.includes('-h')) return print(HELP)
-    return usageError(rest.length > 0 ? `unknown option '${rest[0]}'` : 'no command given')
+    if (rest.length === 0) {
+      process.stderr.write(HELP)
+      return EXIT_ERROR
+    }
+    return usageError(`unknown option '${rest[0]}'`)
   }
   const cmd = COMMANDS.find((c) => c.name === name)
-  if (!cmd) return usageError(`unknown command '${name}'`)
+  if (!cmd) return unknownCommand(name)
   return run(cmd, rest)
 }
 
 async function run(cmd: Command, argv: string[]): Promise<number> {
-  const common = cmd.common ?? (['workspace', 'preset', 'json'] as const)
-  const config: Record<string, OptionSpec> = { ...cmd.options, help: COMMON_OPTIONS.help }
-  for (const key of common) config[key] = COMMON_OPTIONS[key]
-  let values: Record<string, string | boolean | undefined>
+  const config: Record<string, OptionSpec> = { ...cmd.options, ...COMMON_OPTIONS }
+  let values: CommandContext['values']
   let args: string[]
   try {
     const parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: config })
-    values = parsed.values as Record<string, string | boolean | undefined>
+    values = parsed.values as CommandContext['values']
     args = parsed.positionals
   } catch (err) {
     return usageError((err as Error).message, cmd)
@@ -90,23 +98,23 @@ async function run(cmd: Command, argv: string[]): Promise<number> {
 
   const out = new Output(values.json === true)
   const preset = values.preset as string | undefined
-  const workspace = (values.workspace as string | undefined) ?? process.cwd()
-  const toolkit = (policy?: PolicyOptions) => {
-    if (preset !== undefined && !isPresetName(preset)) throw new UsageError(`unknown preset '${preset}'`)
-    try {
-      return createToolkit({ workspace, preset, policy })
-    } catch (err) {
-      // Bad options (a workspace that is not a folder, …) come from the command line here.
-      if (err instanceof TypeError) throw new UsageError(err.message)
-      throw err
-    }
-  }
   try {
-    return await cmd.run({ args, values, out, toolkit })
+    if (preset !== undefined && !isPresetName(preset)) throw new UsageError(`unknown preset '${preset}' (guarded, claude-code, revka or consent)`)
+    const place = Place.find(process.cwd(), values.workspace as string | undefined)
+    const toolkit: CommandContext['toolkit'] = ({ policy, limits } = {}) => {
+      try {
+        return createToolkit({ workspace: place.workspace, preset, policy, limits })
+      } catch (err) {
+        // Bad options (a workspace that is not a folder, …) come from the command line here.
+        if (err instanceof TypeError) throw new UsageError(err.message.replace(/^fsgate: /, ''))
+        throw err
+      }
+    }
+    return await cmd.run({ command: cmd.name, args, values, out, place, toolkit })
   } catch (err) {
     if (err instanceof UsageError) return usageError(err.message, cmd)
     out.err(out.errStyle.red(`fsgate ${cmd.name}: ${err instanceof Error ? err.message : String(err)}`))
-    return EXIT_TOOL_ERROR
+    return EXIT_ERROR
   }
 }
 
@@ -117,7 +125,7 @@ async function mcp(argv: string[]): Promise<number> {
     server = await import('../mcp/main.js')
   } catch (err) {
     process.stderr.write(`fsgate mcp: the MCP server could not be loaded: ${(err as Error).message}\n`)
-    return EXIT_TOOL_ERROR
+    return EXIT_ERROR
   }
   return server.mcpMain(argv)
 }
@@ -127,8 +135,28 @@ function print(text: string): number {
   return EXIT_OK
 }
 
-/** A usage error: the message, then the usage of the command (or of fsgate), on stderr. */
+/** A usage error: the message and where to find the usage, on stderr (as git and rg say it). */
 function usageError(message: string, cmd?: Command): number {
-  process.stderr.write(`fsgate${cmd ? ` ${cmd.name}` : ''}: ${message}\n\n${cmd ? commandHelp(cmd) : HELP}`)
-  return EXIT_USAGE
+  const help = cmd ? `fsgate ${cmd.name} --help` : 'fsgate --help'
+  process.stderr.write(`fsgate${cmd ? ` ${cmd.name}` : ''}: ${message}\nRun '${help}' for the usage.\n`)
+  return EXIT_ERROR
+}
+
+function unknownCommand(name: string): number {
+  const names = [...COMMANDS.map((c) => c.name), 'mcp', 'help']
+  const near = names.filter((n) => editDistance(n, name) <= Math.max(1, Math.ceil(n.length / 3)))
+  const hint = near.length > 0 ? ` Did you mean ${near.map((n) => `'${n}'`).join(' or ')}?` : ''
+  process.stderr.write(`fsgate: '${name}' is not a command.${hint}\nThe commands: ${names.join(', ')}. Run 'fsgate --help' for the usage.\n`)
+  return EXIT_ERROR
+}
+
+/** Levenshtein distance, for "did you mean". */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    prev = cur
+  }
+  return prev[b.length]
 }

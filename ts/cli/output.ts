@@ -1,17 +1,22 @@
 /**
- * Where the `fsgate` command writes: a tool's text to stdout (painted for a terminal), its
- * errors to stderr with the error code, `--json` as the whole ToolResult, and the exit
- * code each outcome gives (0 ok, 1 tool error, 2 usage error).
+ * Where the `fsgate` command writes: data (a tool's text, the paths, the lines found) to
+ * stdout, painted for a terminal; notes, counts and errors (with the error code) to
+ * stderr, so `fsgate grep … | wc -l` counts lines and `| xargs` gets paths only;
+ * `--json` as the whole result. Every message is put in the CLI's words (words.ts).
+ * Exit codes as ripgrep's: 0 found or done, 1 nothing found, 2 an error.
  */
 import { isatty } from 'node:tty'
 
 import type { ToolResult } from '../result.js'
 import { progressEnabled, withProgress } from './progress.js'
 import { colorEnabled, type Env, makeStyle, type Style } from './style.js'
+import { forPerson } from './words.js'
 
 export const EXIT_OK = 0
-export const EXIT_TOOL_ERROR = 1
-export const EXIT_USAGE = 2
+/** A search, listing or glob that found nothing (as rg and grep exit 1). */
+export const EXIT_NONE = 1
+/** A usage error or an error the tool reported. */
+export const EXIT_ERROR = 2
 
 /** A mistake in the command line: printed with the command's usage, exit 2. */
 export class UsageError extends Error {}
@@ -44,6 +49,24 @@ export class Output {
     process.stderr.write(`${text}\n`)
   }
 
+  /** A note for the person (a count, a truncation, where to go on), in the CLI's words, on stderr. */
+  note(text: string): void {
+    this.err(this.errStyle.dim(forPerson(text)))
+  }
+
+  /** Prints `value` as JSON on stdout. */
+  printJson(value: unknown): void {
+    this.out(JSON.stringify(value, null, 2))
+  }
+
+  /** Prints a failed result: its text in the CLI's words and its code, on stderr. Returns EXIT_ERROR. */
+  failure(result: ToolResult): number {
+    const s = this.errStyle
+    for (const text of this.texts(result)) this.err(s.red(forPerson(text)))
+    if (result.error) this.err(s.bold(s.red(`(error code ${result.error.code})`)))
+    return EXIT_ERROR
+  }
+
   /** Runs a tool call under a progress line on stderr when stderr is a terminal. */
   progress<T>(label: string, work: Promise<T>): Promise<T> {
     // One short line: a line that wraps cannot be erased with \r.
@@ -54,26 +77,31 @@ export class Output {
 
   /**
    * Prints a tool result: with --json the whole ToolResult on stdout; otherwise the text on
-   * stdout (painted by `paint` on a terminal), or on error the text and `(error code X)` on
-   * stderr, in red on a terminal. Returns the exit code.
+   * stdout (painted by `paint` on a terminal) with its trailing notes (`isNote`) on stderr,
+   * or on error the text and `(error code X)` on stderr, in red on a terminal. Returns the
+   * exit code.
    */
-  result(result: ToolResult, paint?: Painter): number {
+  result(result: ToolResult, paint?: Painter, isNote: (line: string) => boolean = () => false): number {
     if (this.json) {
-      this.out(JSON.stringify(result, null, 2))
-      return result.isError ? EXIT_TOOL_ERROR : EXIT_OK
+      this.printJson(result)
+      return result.isError ? EXIT_ERROR : EXIT_OK
     }
-    if (result.isError) {
-      const s = this.errStyle
-      for (const text of this.texts(result)) this.err(s.red(text))
-      if (result.error) this.err(s.bold(s.red(`(error code ${result.error.code})`)))
-      return EXIT_TOOL_ERROR
+    if (result.isError) return this.failure(result)
+    for (const text of this.texts(result)) {
+      const lines = text.split('\n')
+      let end = lines.length
+      while (end > 0 && isNote(lines[end - 1])) end--
+      if (end > 0 || lines.length === 0) {
+        const body = lines.slice(0, end).join('\n')
+        this.out(paint && this.style.on ? paint(body, result, this.style) : body)
+      }
+      for (const note of lines.slice(end)) this.note(note)
     }
-    for (const text of this.texts(result)) this.out(paint && this.style.on ? paint(text, result, this.style) : text)
     return EXIT_OK
   }
 
   /** Each content block as text; an image as a one-line note rather than base64. */
-  private texts(result: ToolResult): string[] {
+  texts(result: ToolResult): string[] {
     return result.content.map((block) =>
       block.type === 'text' ? block.text : `[${block.mimeType} image, ${Math.round((block.data.length * 3) / 4)} bytes; use --json to get its data]`,
     )

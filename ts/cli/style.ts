@@ -35,6 +35,7 @@ export interface Style {
   red: Paint
   green: Paint
   yellow: Paint
+  blue: Paint
   magenta: Paint
   cyan: Paint
 }
@@ -43,8 +44,18 @@ const plain: Paint = (text) => text
 
 /** The painters: real escapes when `on`, the identity otherwise. */
 export function makeStyle(on: boolean): Style {
-  if (!on) return { on, bold: plain, dim: plain, red: plain, green: plain, yellow: plain, magenta: plain, cyan: plain }
-  return { on, bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), magenta: sgr(35, 39), cyan: sgr(36, 39) }
+  if (!on) return { on, bold: plain, dim: plain, red: plain, green: plain, yellow: plain, blue: plain, magenta: plain, cyan: plain }
+  return {
+    on,
+    bold: sgr(1, 22),
+    dim: sgr(2, 22),
+    red: sgr(31, 39),
+    green: sgr(32, 39),
+    yellow: sgr(33, 39),
+    blue: sgr(34, 39),
+    magenta: sgr(35, 39),
+    cyan: sgr(36, 39),
+  }
 }
 
 /** Paints each line of `text` with `line`, keeping the line breaks. */
@@ -76,23 +87,32 @@ function paintMatches(text: string, re: RegExp | null, s: Style): string {
  * `path:count` in count mode, bare paths in files mode. The path is found by looking up
  * the prefixes of a line in the result's file list, so a path holding `:` or `-` is safe.
  */
+/**
+ * Where the path ends in a line of grep's content or count output (`path:12:text`,
+ * `path-12-context`, `path:3`): the index of the separator after a path in `known`, or
+ * null when the line does not start with one (a note, or `--`).
+ */
+export function grepLinePath(line: string, known: ReadonlySet<string>): number | null {
+  for (let i = 1; i < line.length; i++) {
+    const sep = line[i]
+    if ((sep === ':' || sep === '-') && known.has(line.slice(0, i)) && /^\d+(?:[:-]|$)/.test(line.slice(i + 1))) return i
+  }
+  return null
+}
+
 export function paintGrep(text: string, files: readonly string[], re: RegExp | null, s: Style): string {
   if (!s.on) return text
   const known = new Set(files)
   return eachLine(text, (line) => {
     if (known.has(line)) return s.magenta(line)
     if (line === '--') return s.dim(line)
-    for (let i = 1; i < line.length; i++) {
-      const sep = line[i]
-      if ((sep !== ':' && sep !== '-') || !known.has(line.slice(0, i))) continue
-      const rest = /^(\d+)(?:([:-])([\s\S]*))?$/.exec(line.slice(i + 1))
-      if (!rest) continue
-      const [, num, sep2, body] = rest
-      const path = s.magenta(line.slice(0, i))
-      if (sep2 === undefined) return `${path}${sep}${s.green(num)}` // count mode: path:N
-      return `${path}${sep}${s.green(num)}${sep2}${sep2 === ':' ? paintMatches(body, re, s) : body}`
-    }
-    return line
+    const i = grepLinePath(line, known)
+    if (i === null) return line
+    const sep = line[i]
+    const [, num, sep2, body] = /^(\d+)(?:([:-])([\s\S]*))?$/.exec(line.slice(i + 1)) as RegExpExecArray
+    const path = s.magenta(line.slice(0, i))
+    if (sep2 === undefined) return `${path}${sep}${s.green(num)}` // count mode: path:N
+    return `${path}${sep}${s.green(num)}${sep2}${sep2 === ':' ? paintMatches(body, re, s) : body}`
   })
 }
 

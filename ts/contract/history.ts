@@ -11,16 +11,22 @@ export interface HistoryEntry {
   path: string
   /** The tool name the change was made by. */
   tool: string
-  /** 'created' (there was no file) or 'replaced'. */
-  action: 'created' | 'replaced'
+  /** 'created' (there was no file), 'replaced', or 'removed' (a patch deleted or moved it). */
+  action: 'created' | 'replaced' | 'removed'
   /** When, in ms since the epoch. */
   at: number
   /** The bytes replaced (`null` for a creation, or when they were too large to keep). */
   previous: Buffer | null
+  /** The mode bits of the file a patch replaced or removed (Unix): an undo of the patch gives them back. */
+  previousMode?: number
   /** Whether the replaced bytes were too large for the history and were not kept. */
   dropped?: boolean
-  /** The version the change left, which an undo requires to still be there. */
-  after: { size: number; hash: string }
+  /** The version the change left, which an undo requires to still be there (null: none, the file was removed). */
+  after: { size: number; hash: string } | null
+  /** The change of several files this one belongs to (an apply_patch), and how many files it changed: an undo puts all of them back. */
+  group?: { id: string; files: number }
+  /** The folders a creation made, the deepest first: an undo of the patch removes them when it leaves them empty. */
+  madeFolders?: string[]
 }
 
 /** What an entry costs besides its content, so that many small ones are bounded too. */
@@ -57,6 +63,11 @@ export class EditHistory {
     if (i < 0) return
     this.entries.splice(i, 1)
     this.bytes -= cost(entry)
+  }
+
+  /** The entries of a change of several files, oldest first. */
+  group(id: string): HistoryEntry[] {
+    return this.entries.filter((e) => e.group?.id === id)
   }
 
   /** Every kept entry, oldest first. */

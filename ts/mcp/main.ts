@@ -10,16 +10,19 @@
  * Over HTTP each MCP session (the `mcp-session-id` the transport issues) is its own
  * connection with its own fsgate Session; every connection shares the toolkits. The
  * endpoint is `/mcp`; `GET /healthz` answers `ok` without a token (it says nothing but
- * that the process is up, and probes seldom carry credentials). A bearer token, when
+ * that the process is up, and probes seldom carry credentials). Streams are resumable:
+ * every SSE event has an id, each stream opens with a priming event and `retry:`, and a
+ * client that lost one reconnects with Last-Event-ID (events.ts). A bearer token, when
  * set, is checked before anything else; it is required whenever the server listens
  * beyond loopback, since the tools include a shell. On loopback, requests whose Host or
  * Origin is not loopback are refused, so a web page cannot reach the server through DNS
  * rebinding or a cross-site request.
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { appendFileSync, chmodSync, mkdirSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { isIP } from 'node:net'
+import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 
@@ -27,39 +30,48 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 
 import type { Limits } from '../limits.js'
+import { BoundedEventStore } from './events.js'
 import { isPresetName, type Dialect, type PresetName } from '../policy/presets.js'
+import { PHRASE_FILE } from '../policy/protected.js'
 import type { PolicyOptions } from '../toolkit.js'
 import { createMcpServer, createMcpToolkits, type McpServerOptions, type McpToolkits } from './server.js'
 
 const HELP = `fsgate mcp — serve fsgate's tools over the Model Context Protocol
 
 Usage:
-  fsgate mcp [--workspace DIR] [--preset P] [--dialect D] [--http [HOST:]PORT] [--token T] [--config FILE]
+  fsgate mcp [--workspace DIR] [--preset P] [--dialect D] [--roots] [--http [HOST:]PORT] [--token T] [--config FILE]
 
 Options:
   --workspace DIR     The workspace the tools work in (default: the current folder)
-  --preset P          guarded (default) | claude-code | revka | consent
-  --dialect D         Which tool names to list: claude | revka | consent | all (default: the preset's)
+  --preset P          guarded (default) | claude-code | revka | consent | gemini-cli
+  --dialect D         Which tool names to list: claude | revka | consent | anthropic | codex | gemini | all (default: the preset's)
+  --roots             Take the client's MCP Roots (the folders open in it) as the session's
+                      allowed folders; without --workspace the first root is the workspace
   --http [HOST:]PORT  Serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio
                       (HOST defaults to 127.0.0.1; PORT 0 picks a free port)
   --token T           Require "Authorization: Bearer T" over HTTP (or set FSGATE_MCP_TOKEN,
                       which other users cannot see in the process list); required when
                       HOST is not a loopback address
-  --config FILE       JSON: { "workspace", "preset", "dialect", "policy", "limits" };
+  --config FILE       JSON: { "workspace", "preset", "dialect", "roots", "policy", "limits" };
                       flags override it, relative paths in it resolve from its folder
   -h, --help          Show this help
 
 Consent and approval of risky commands are asked through MCP elicitation when the
-client supports it; otherwise the one-time phrase flow applies, and the phrase for a
-command approval is written to this server's log (stderr) and sent as a log message.
+client supports it; otherwise the one-time phrase flow applies, and the phrase goes
+to the terminal this server runs in, or, when stderr is no terminal, to the private
+file ~/.local/state/fsgate/phrases.log (hidden from sandboxed commands); never to the
+client. With policy.network and --http, FSGATE_MCP_TOKEN is required.
 `
 
-const DIALECTS = new Set(['claude', 'revka', 'consent', 'all'])
-const CONFIG_KEYS = new Set(['workspace', 'preset', 'dialect', 'policy', 'limits'])
+const DIALECTS = new Set(['claude', 'revka', 'consent', 'anthropic', 'codex', 'gemini', 'all'])
+const CONFIG_KEYS = new Set(['workspace', 'preset', 'dialect', 'roots', 'policy', 'limits'])
 
 /** The settings of one run, after the config file and the flags. */
 interface Settings {
   workspace: string
+  /** Whether the workspace was given (flag or config), rather than the current folder. */
+  workspaceGiven: boolean
+  roots: boolean
   preset?: PresetName
   dialect?: Dialect | 'all'
   policy?: PolicyOptions
@@ -82,15 +94,23 @@ export async function mcpMain(argv: string[]): Promise<number> {
       process.stdout.write(HELP)
       return 0
     }
-    const { workspace, preset, policy, limits } = settings
-    toolkits = createMcpToolkits({ workspace, preset, policy, limits })
+    const { workspace, preset, policy, limits, dialect } = settings
+    toolkits = createMcpToolkits({ workspace, preset, policy, limits, ...(dialect && dialect !== 'all' ? { dialect } : {}) })
   } catch (err) {
     // createToolkit reports bad options (workspace, policy, limits) as TypeError.
     if (!(err instanceof UsageError || err instanceof TypeError)) throw err
     log(`${err.message.replace(/^fsgate: /, '')}\n\n${HELP}`)
     return 2
   }
-  const options: McpServerOptions = { dialect: settings.dialect, log }
+  const progress = positiveEnv('FSGATE_MCP_PROGRESS_MS')
+  const options: McpServerOptions = {
+    dialect: settings.dialect,
+    log,
+    tellUser: phraseChannel(log),
+    roots: settings.roots,
+    rootsWorkspace: settings.roots && !settings.workspaceGiven,
+    progressIntervalMs: progress,
+  }
   return settings.http ? serveHttp(toolkits, options, settings.http, settings.token, log) : serveStdio(toolkits, options, log)
 }
 
@@ -106,9 +126,11 @@ function parseSettings(argv: string[]): Settings | 'help' {
   const preset = values.preset ?? config.preset
   if (preset !== undefined && !isPresetName(preset)) throw new UsageError(`unknown preset '${preset}'`)
   const dialect = values.dialect ?? config.dialect
-  if (dialect !== undefined && !DIALECTS.has(dialect)) throw new UsageError(`unknown dialect '${dialect}' (claude, revka, consent or all)`)
+  if (dialect !== undefined && !DIALECTS.has(dialect)) throw new UsageError(`unknown dialect '${dialect}' (claude, revka, consent, anthropic, codex, gemini or all)`)
   const settings: Settings = {
     workspace: path.resolve(values.workspace ?? config.workspace ?? '.'),
+    workspaceGiven: (values.workspace ?? config.workspace) !== undefined,
+    roots: values.roots === true || config.roots === true,
     preset: preset as PresetName | undefined,
     dialect: dialect as Dialect | 'all' | undefined,
     policy: config.policy,
@@ -120,6 +142,17 @@ function parseSettings(argv: string[]): Settings | 'help' {
     if (token !== undefined && token !== '') settings.token = token
     else if (!isLoopback(settings.http.host)) {
       throw new UsageError(`listening on ${settings.http.host} exposes the tools (a shell among them) beyond this machine: set a bearer token with --token or FSGATE_MCP_TOKEN`)
+    }
+    // With the network, a sandboxed command reaches this server too: without a token it
+    // could open a session of its own, answer its own approval questions (elicitation)
+    // and so run anything, outside the sandbox too. Under Landlock it can also read this
+    // process's command line, so the token must come from the environment.
+    if (config.policy?.network === true) {
+      if (settings.token === undefined || values.token !== undefined) {
+        throw new UsageError(
+          'policy.network lets sandboxed commands reach this server, which could then approve their own commands: set a bearer token in FSGATE_MCP_TOKEN (not --token, which a sandboxed command can read in the process list)',
+        )
+      }
     }
   } else if (values.token !== undefined) {
     throw new UsageError('--token applies only with --http')
@@ -135,6 +168,7 @@ function parseFlags(argv: string[]) {
       workspace: { type: 'string' },
       preset: { type: 'string' },
       dialect: { type: 'string' },
+      roots: { type: 'boolean' },
       http: { type: 'string' },
       token: { type: 'string' },
       config: { type: 'string' },
@@ -147,6 +181,7 @@ interface ConfigFile {
   workspace?: string
   preset?: string
   dialect?: string
+  roots?: boolean
   policy?: PolicyOptions
   limits?: Partial<Limits>
 }
@@ -167,6 +202,7 @@ function readConfig(file: string): ConfigFile {
   for (const key of ['workspace', 'preset', 'dialect'] as const) {
     if (c[key] !== undefined && typeof c[key] !== 'string') throw new UsageError(`'${key}' in the config file ${file} must be a string`)
   }
+  if (c.roots !== undefined && typeof c.roots !== 'boolean') throw new UsageError(`'roots' in the config file ${file} must be true or false`)
   for (const key of ['policy', 'limits'] as const) {
     if (c[key] !== undefined && (typeof c[key] !== 'object' || c[key] === null || Array.isArray(c[key]))) {
       throw new UsageError(`'${key}' in the config file ${file} must be an object`)
@@ -211,6 +247,7 @@ function onSignals(stop: (signal: string) => void): () => void {
 function stopToolkits(toolkits: McpToolkits): void {
   toolkits.plain.emergencyStop('the MCP server stopped')
   toolkits.eliciting?.emergencyStop('the MCP server stopped')
+  for (const own of toolkits.own ?? []) own.emergencyStop('the MCP server stopped')
 }
 
 async function serveStdio(toolkits: McpToolkits, options: McpServerOptions, log: (line: string) => void): Promise<number> {
@@ -222,7 +259,11 @@ async function serveStdio(toolkits: McpToolkits, options: McpServerOptions, log:
     // its end is how it says goodbye, so watch for it here.
     process.stdin.once('end', () => resolve())
     process.stdin.once('close', () => resolve())
-    server.onclose = () => resolve()
+    const closeSession = server.onclose
+    server.onclose = () => {
+      closeSession?.()
+      resolve()
+    }
     release = onSignals((signal) => {
       log(`${signal}: stopping`)
       resolve()
@@ -253,6 +294,8 @@ interface Connection {
  */
 export const IDLE_MS = positiveEnv('FSGATE_MCP_IDLE_MS') ?? 30 * 60_000
 export const MAX_SESSIONS = positiveEnv('FSGATE_MCP_MAX_SESSIONS') ?? 256
+/** The `retry:` a stream's priming event gives: how long a client waits before it reconnects. */
+export const RETRY_MS = 1000
 
 /** A positive integer from the environment (operators and tests tune the HTTP limits so). */
 function positiveEnv(name: string): number | undefined {
@@ -299,6 +342,9 @@ async function serveHttp(
     const server = createMcpServer(toolkits, options)
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      // Resumable streams: ids on every event, a priming event, and how soon to reconnect.
+      eventStore: new BoundedEventStore(),
+      retryInterval: RETRY_MS,
       onsessioninitialized: (sid) => {
         connections.set(sid, { transport, close: () => server.close(), seen: Date.now() })
       },
@@ -395,5 +441,31 @@ function originIsLoopback(origin: string | undefined): boolean {
     return isLoopback(new URL(origin).hostname)
   } catch {
     return false
+  }
+}
+
+/**
+ * Where a phrase goes for the user, when the client cannot elicit: the terminal the
+ * server runs in, or else a file only the user can read that no sandbox shows
+ * (`~/.local/state/fsgate/phrases.log`, on the list of hidden credentials). Not stderr
+ * when it is not a terminal: clients keep a server's stderr in log files (Claude
+ * Desktop's under the home), which a sandboxed command could read.
+ */
+export function phraseChannel(log: (line: string) => void, terminal = process.stderr.isTTY === true, home = os.homedir()): (line: string) => string {
+  if (terminal) {
+    return (line) => {
+      log(line)
+      return 'the terminal where the fsgate server runs'
+    }
+  }
+  const file = path.join(home, PHRASE_FILE)
+  // Made before any command runs, so that every sandbox hides it from the start.
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+  return (line) => {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+    appendFileSync(file, `${new Date().toISOString()} ${line}\n`, { mode: 0o600 })
+    chmodSync(file, 0o600)
+    log(`${line.slice(0, line.indexOf(':'))}: the phrase is in ${file}`)
+    return `the file ${file}`
   }
 }

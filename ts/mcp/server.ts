@@ -20,13 +20,29 @@
  * serves any number of connections. (Sessions of the two toolkits do not share the
  * per-path write lock; a write still checks the file's version right before its rename,
  * so a concurrent change from the other is STALE, never lost.)
+ *
+ * Also: a call with a `progressToken` gets `notifications/progress` while it runs longer
+ * than a moment (a heartbeat with the elapsed time, which keeps a client's request
+ * timeout from firing during a long shell command or search); a tool that is not listed is
+ * a JSON-RPC error -32602 (MCP 2025-11-25), not a result; and with `roots` the client's
+ * MCP Roots become the session's allowed folders (roots.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type RequestId, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type ProgressToken,
+  type RequestId,
+  RootsListChangedNotificationSchema,
+  type ServerNotification,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js'
 
 import { clip } from '../errors.js'
 import type { PermissionRequest } from '../policy/consent.js'
@@ -34,6 +50,7 @@ import type { Dialect } from '../policy/presets.js'
 import type { ToolResult } from '../result.js'
 import type { ApprovalRequest } from '../tool.js'
 import { createToolkit, type Session, type Toolkit, type ToolkitOptions } from '../toolkit.js'
+import { rootFolders } from './roots.js'
 
 /** The toolkits one MCP endpoint serves from (see the file comment for why two). */
 export interface McpToolkits {
@@ -41,13 +58,33 @@ export interface McpToolkits {
   plain: Toolkit
   /** For clients that declare elicitation: created with `elicitationHandlers()`. */
   eliciting?: Toolkit
+  /** The options both were made from: a connection whose roots widen the allowed folders makes its own from them. */
+  options?: ToolkitOptions
+  /** Toolkits made for one connection's roots, so that a stop reaches their commands too. */
+  own?: Set<Toolkit>
 }
 
 export interface McpServerOptions {
-  /** Which tool-name family `tools/list` shows: 'claude' | 'revka' | 'consent' | 'all'. Default: the preset's. */
+  /** Which tool-name family `tools/list` shows: 'claude' | 'revka' | 'consent' | 'gemini' | 'all'. Default: the toolkit's. */
   dialect?: Dialect | 'all'
   /** Where the server's own lines go (stderr in `fsgate mcp`; stdout is the protocol on stdio). */
   log?: (line: string) => void
+  /**
+   * Take the client's MCP Roots as the session's allowed folders (the host's opt-in:
+   * `fsgate mcp --roots`): each root folder is added to `policy.allowedPaths`, and when
+   * `rootsWorkspace` is set the first root is the workspace too. Default false.
+   */
+  roots?: boolean
+  /** With `roots`: the first root is the workspace (no --workspace was given). */
+  rootsWorkspace?: boolean
+  /** How long a call runs before its first progress notification, and between them. Default 1000 ms. */
+  progressIntervalMs?: number
+  /**
+   * Tells the user a phrase (approval, consent) by a way the model and its commands cannot
+   * read, for clients without elicitation; returns where the user finds it, for the model.
+   * Default: the `log` line (`fsgate mcp` passes a terminal, or a private file).
+   */
+  tellUser?: (line: string) => string
 }
 
 /**
@@ -56,7 +93,7 @@ export interface McpServerOptions {
  */
 export function createMcpToolkits(options: ToolkitOptions): McpToolkits {
   const { onPermissionRequest: _p, onApproval: _a, ...rest } = options
-  return { plain: createToolkit(rest), eliciting: createToolkit({ ...rest, ...elicitationHandlers() }) }
+  return { plain: createToolkit(rest), eliciting: createToolkit({ ...rest, ...elicitationHandlers() }), options: rest, own: new Set() }
 }
 
 /**
@@ -64,8 +101,15 @@ export function createMcpToolkits(options: ToolkitOptions): McpToolkits {
  * to every connection: they hold what sessions share (configuration, write locks, caches).
  */
 export function createMcpServer(toolkits: McpToolkits | Toolkit, options: McpServerOptions = {}): Server {
-  const { plain, eliciting } = 'plain' in toolkits ? toolkits : { plain: toolkits, eliciting: undefined }
+  const { plain, eliciting, options: base, own } = 'plain' in toolkits ? toolkits : { plain: toolkits, eliciting: undefined, options: undefined, own: undefined }
   const log = options.log ?? (() => {})
+  const tellUser =
+    options.tellUser ??
+    ((line: string) => {
+      log(line)
+      return "the fsgate server's own log (its stderr)"
+    })
+  const every = options.progressIntervalMs ?? 1000
   const server = new Server(
     { name: 'fsgate', version: VERSION },
     {
@@ -77,43 +121,119 @@ export function createMcpServer(toolkits: McpToolkits | Toolkit, options: McpSer
   // Listed once: the definitions do not change while the server runs.
   const tools: McpTool[] = plain.definitions({ dialect: options.dialect, format: 'mcp' }).map((def) => {
     const { name, description, inputSchema } = def as { name: string; description: string; inputSchema: McpTool['inputSchema'] }
-    const readOnly = READ_ONLY.has(plain.lookup(name)?.tool.name ?? '')
+    const readOnly = READ_ONLY.has(plain.lookup(name, options.dialect === 'all' ? undefined : options.dialect)?.tool.name ?? '')
     return { name, description, inputSchema, annotations: { readOnlyHint: readOnly } }
   })
+  const listed = new Set(tools.map((t) => t.name))
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
-
-  // The session is made at the first call, when the client's capabilities are known.
-  let session: Session | undefined
-  const sessionFor = (): Session => {
-    if (!session) {
-      const elicits = eliciting !== undefined && server.getClientCapabilities()?.elicitation?.form !== undefined
-      session = (elicits ? eliciting : plain).createSession()
-      const client = server.getClientVersion()
-      log(`session ${session.id} for ${client ? `${client.name} ${client.version}` : 'a client'}${elicits ? ', asking the user through elicitation' : ''}`)
-    }
-    return session
+  // The connection's background commands end with it.
+  server.onclose = () => {
+    void session?.then((s) => s.close())
   }
 
+  // The session is made at the first call, when the client's capabilities (and roots) are known.
+  let session: Promise<Session> | undefined
+  const makeSession = async (): Promise<Session> => {
+    const elicits = eliciting !== undefined && server.getClientCapabilities()?.elicitation?.form !== undefined
+    let toolkit = elicits ? (eliciting as Toolkit) : plain
+    let where = ''
+    if (options.roots && base && server.getClientCapabilities()?.roots) {
+      const roots = await rootFolders(server, log)
+      if (roots.length > 0) {
+        const allowed = [...(base.policy?.allowedPaths ?? []), ...roots]
+        const workspace = options.rootsWorkspace ? roots[0] : base.workspace
+        toolkit = createToolkit({ ...base, workspace, policy: { ...base.policy, allowedPaths: allowed }, ...(elicits ? elicitationHandlers() : {}) })
+        own?.add(toolkit)
+        where = `, roots ${roots.join(', ')}`
+      }
+    }
+    const s = toolkit.createSession()
+    const client = server.getClientVersion()
+    log(`session ${s.id} for ${client ? `${client.name} ${client.version}` : 'a client'}${elicits ? ', asking the user through elicitation' : ''}${where}`)
+    return s
+  }
+  const sessionFor = (): Promise<Session> => {
+    session ??= makeSession()
+    return session
+  }
+  // New roots take effect at the next call, in a new session (read records and grants start over).
+  server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+    if (!options.roots || session === undefined) return
+    log('the client changed its roots: the next call starts a new session with them')
+    session = undefined
+  })
+
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const s = sessionFor()
     const { name, arguments: input = {} } = request.params
+    // A tool this server does not list is a protocol error (MCP 2025-11-25), not a tool result.
+    // (A plain Error with a code: McpError would put "MCP error -32602:" into the message.)
+    if (!listed.has(name)) throw Object.assign(new Error(`Unknown tool: ${clip(name, 100)}`), { code: ErrorCode.InvalidParams })
+    const s = await sessionFor()
     // extra.signal is aborted when the client cancels the call or the connection closes;
     // a running shell or git command is then killed.
     const call: CurrentCall = { server, requestId: extra.requestId, signal: extra.signal, workspace: s.toolkit.workspace }
-    const result = await currentCall.run(call, () => s.call(name, input, { signal: extra.signal }))
+    // A name two families share (write_file) is the one of the family listed.
+    const dialect = options.dialect === 'all' ? undefined : options.dialect
+    const token = request.params._meta?.progressToken
+    const stop = token === undefined ? () => {} : heartbeat(token, PROGRESS_WORDS[plain.lookup(name, dialect)?.tool.name ?? ''] ?? 'working', every, extra.sendNotification)
+    let result: ToolResult
+    try {
+      result = await currentCall.run(call, () => s.call(name, input, { signal: extra.signal, dialect }))
+    } finally {
+      stop()
+    }
     const phrase = result.data?.grantPhrase
     let note: string | undefined
-    if (result.error?.code === 'APPROVAL_REQUIRED' && typeof phrase === 'string') {
-      // Without elicitation the approval phrase must reach the user but not the model
-      // (SPEC §8.1). Nothing sent to the client is safe: a log notification travels on
-      // the tool call's own response stream, which the client's model side reads. The
-      // server's own log (stderr, or the terminal of `fsgate mcp --http`) is the user's.
-      log(`approval needed (session ${s.id}): to run ${JSON.stringify(clip(String(result.data?.command ?? ''), 400))} once, tell the assistant: ${phrase}`)
-      note = "The phrase was written to the fsgate server's own log (its stderr), which you cannot see. Ask the user to look there and tell you the phrase."
+    const code = result.error?.code
+    if ((code === 'APPROVAL_REQUIRED' || code === 'PERMISSION_REQUIRED') && typeof phrase === 'string') {
+      // Without elicitation a phrase must reach the user but not the model (SPEC §8.1):
+      // over MCP nobody notes the user's messages, so a phrase the model read it could
+      // repeat. Nothing sent to the client is safe: a log notification travels on the tool
+      // call's own response stream, which the client's model side reads. The approval
+      // line shows the whole command (the phrase approves all of it), on one line, with
+      // every character that could hide or reorder what the user reads escaped.
+      const what =
+        code === 'APPROVAL_REQUIRED'
+          ? `approval needed (session ${s.id}): to run ${visible(JSON.stringify(String(result.data?.command ?? '')))} once, tell the assistant: ${phrase}`
+          : `consent needed (session ${s.id}): to let the assistant change existing files in ${visible(String(result.data?.unit ?? ''))}, tell it: ${phrase}`
+      const where = tellUser(what)
+      note = `The phrase was written to ${where}, which you cannot see. Ask the user to look there and tell you the phrase.`
+      result = withoutPhrase(result, phrase)
     }
     return toCallToolResult(result, note)
   })
   return server
+}
+
+/** What the progress messages say each tool is doing. */
+const PROGRESS_WORDS: Record<string, string> = {
+  shell: 'running the command',
+  git_operations: 'running git',
+  content_search: 'searching',
+  glob_search: 'walking the folders',
+  semantic_code_search: 'indexing and ranking',
+  pdf_read: 'extracting the text',
+  file_read: 'reading',
+  file_write: 'writing',
+  file_edit: 'editing',
+}
+
+/**
+ * Sends `notifications/progress` for `token` every `every` ms, the first after `every`
+ * ms, until the returned function is called. The native calls report no fraction done,
+ * so `progress` counts the notifications (it must increase) and there is no `total`; the
+ * message says what the tool is doing and for how long.
+ */
+function heartbeat(token: ProgressToken, doing: string, every: number, send: (n: ServerNotification) => Promise<void>): () => void {
+  const started = Date.now()
+  let n = 0
+  const timer = setInterval(() => {
+    n++
+    const seconds = Math.round((Date.now() - started) / 1000)
+    send({ method: 'notifications/progress', params: { progressToken: token, progress: n, message: `${doing}: ${seconds} s` } }).catch(() => {})
+  }, every)
+  timer.unref()
+  return () => clearInterval(timer)
 }
 
 /** The call an elicitation asks about: its connection, its request (HTTP streams the question on it), its signal. */
@@ -145,7 +265,7 @@ export function elicitationHandlers(): Required<Pick<ToolkitOptions, 'onPermissi
     onApproval: (req: ApprovalRequest) =>
       ask(
         () =>
-          `The assistant wants to run this ${req.risk}-risk shell command ${req.sandboxed ? 'in the sandbox' : 'WITHOUT the sandbox, with your own rights'} (${req.reason}):\n\n${req.command}\n\nRun it once?`,
+          `The assistant wants to run this ${req.risk}-risk shell command ${req.sandboxed ? 'in the sandbox' : 'WITHOUT the sandbox, with your own rights'} (${req.reason}):\n\n${visible(req.command)}\n\nRun it once?`,
         'Run this command once',
       ),
   }
@@ -168,6 +288,19 @@ async function ask(message: (call: CurrentCall) => string, title: string): Promi
   return answer.action === 'accept' && answer.content?.allow === true
 }
 
+/**
+ * `text` with the characters that would hide or reorder what a person reads escaped as
+ * `\u….`: controls other than line breaks and tabs (a terminal's escape sequences), and
+ * format and separator characters (right-to-left overrides, zero-width ones).
+ */
+export function visible(text: string): string {
+  return text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => {
+    if (c === '\n' || c === '\t') return c
+    const code = c.codePointAt(0) as number
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`
+  })
+}
+
 /** What a grant covers, as the user knows it: `src/`, `README.md`, or a folder outside the workspace. */
 function unitLabel(req: PermissionRequest, workspace: string): string {
   const rel = path.relative(workspace, req.unit)
@@ -176,7 +309,7 @@ function unitLabel(req: PermissionRequest, workspace: string): string {
 }
 
 /** Tools that only look; MCP clients may run them without asking. */
-const READ_ONLY = new Set(['file_read', 'glob_search', 'content_search', 'semantic_code_search', 'pdf_read'])
+const READ_ONLY = new Set(['file_read', 'glob_search', 'content_search', 'semantic_code_search', 'pdf_read', 'list_directory', 'file_info', 'task_output'])
 
 /**
  * A ToolResult as MCP's CallToolResult: `content` (plus `note`, for the model) and
@@ -187,6 +320,12 @@ const READ_ONLY = new Set(['file_read', 'glob_search', 'content_search', 'semant
  * structuredContent over content — so it would cost tokens twice, bypass the text shaped
  * for models, and carry `data.grantPhrase`, which would let the model approve itself.
  */
+/** `result` with `phrase` taken out of what the model reads (the consent gate names it in its text). */
+function withoutPhrase(result: ToolResult, phrase: string): ToolResult {
+  const content = result.content.map((c) => (c.type === 'text' ? { ...c, text: c.text.split(phrase).join('[the phrase the user was shown]') } : c))
+  return { ...result, content }
+}
+
 export function toCallToolResult(result: ToolResult, note?: string): CallToolResult {
   const content: CallToolResult['content'] = [...result.content]
   if (note !== undefined) content.push({ type: 'text', text: note })

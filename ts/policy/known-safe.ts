@@ -370,6 +370,16 @@ export const KNOWN_SAFE: Readonly<Record<string, SafeProgram>> = {
   command: { note: 'runs a program and not a function of the same name; -v is left out (use type)', options: flags('-p'), risky: { '-v': 'is not needed: use type', '-V': 'is not needed: use type' }, operands: 'none', optionsFirst: true, wrapper: { leading: 0 } },
 }
 
+/**
+ * Options with which a program of the list reads through the links inside the folders it
+ * is given (`diff -r` compares what a link in them leads to; `tree -l` lists it): run
+ * without a sandbox, those folders are walked for a link that leads outside first.
+ */
+export const READS_THROUGH_LINKS_IN_FOLDERS: Readonly<Record<string, readonly string[]>> = {
+  diff: ['-r', '--recursive'],
+  tree: ['-l'],
+}
+
 /** Programs one might expect on the list, and why they are not: the reason given for them. */
 export const NEVER_SAFE: Readonly<Record<string, string>> = {
   env: 'env runs a command with other variables, or prints the environment, which can hold secrets',

@@ -1,7 +1,15 @@
 /** The presets of SPEC §5.5: what each one turns on, as plain data. */
 
-export type PresetName = 'guarded' | 'claude-code' | 'revka' | 'consent'
-export type Dialect = 'claude' | 'revka' | 'consent'
+export type PresetName = 'guarded' | 'claude-code' | 'revka' | 'consent' | 'gemini-cli'
+export type Dialect = 'claude' | 'revka' | 'consent' | 'anthropic' | 'codex' | 'gemini'
+/** Every dialect, in the order `definitions({ dialect: 'all' })` lists them. */
+export const DIALECTS: readonly Dialect[] = ['revka', 'claude', 'consent', 'anthropic', 'codex', 'gemini']
+/**
+ * How Read numbers lines: `cat-n` (the number right-aligned in six columns, a tab),
+ * `compact` (the number, a tab: Claude Code's Read today), `colon` (Revka's `N: text`
+ * with a `[Lines a-b of N]` footer) or `none` (the lines alone: gemini-cli's read_file).
+ */
+export type LineStyle = 'cat-n' | 'compact' | 'colon' | 'none'
 export type Autonomy = 'read_only' | 'supervised' | 'full'
 /** What happens to a write whose real path is outside the workspace and allowedPaths. */
 export type OutsideWorkspace = 'deny' | 'working-copy'
@@ -9,8 +17,8 @@ export type OutsideWorkspace = 'deny' | 'working-copy'
 export interface Preset {
   /** The tool-name family `definitions()` exposes by default. */
   dialect: Dialect
-  /** How Read numbers lines: `cat -n` or Revka's `N: text` with a `[Lines a-b of N]` footer. */
-  lineStyle: 'cat-n' | 'colon'
+  /** How Read numbers lines for the revka and consent dialects (Claude's and gemini's names use their own; see lineStyleFor). */
+  lineStyle: LineStyle
   /** Whether model-facing error text starts with `[error]` (the consent system's form). */
   errorPrefix: boolean
   autonomy: Autonomy
@@ -33,6 +41,21 @@ export interface Preset {
 /** Revka's default command allowlist (seed 002). */
 export const REVKA_COMMANDS: readonly string[] = ['git', 'npm', 'cargo', 'ls', 'cat', 'grep', 'find', 'echo', 'pwd', 'wc', 'head', 'tail', 'date', 'python', 'python3', 'pip', 'node']
 
+/** Claude Code's own defaults: full autonomy, read before write, no consent gate. */
+const CLAUDE_CODE: Preset = {
+  dialect: 'claude',
+  lineStyle: 'cat-n',
+  errorPrefix: false,
+  autonomy: 'full',
+  readBeforeWrite: true,
+  consentGate: false,
+  outsideWorkspace: 'deny',
+  actionsPerHour: null,
+  countEveryCall: false,
+  approval: 'host',
+  allowedCommands: null,
+}
+
 export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
   guarded: {
     dialect: 'revka',
@@ -47,19 +70,7 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
     approval: 'host',
     allowedCommands: null,
   },
-  'claude-code': {
-    dialect: 'claude',
-    lineStyle: 'cat-n',
-    errorPrefix: false,
-    autonomy: 'full',
-    readBeforeWrite: true,
-    consentGate: false,
-    outsideWorkspace: 'deny',
-    actionsPerHour: null,
-    countEveryCall: false,
-    approval: 'host',
-    allowedCommands: null,
-  },
+  'claude-code': CLAUDE_CODE,
   revka: {
     dialect: 'revka',
     lineStyle: 'colon',
@@ -73,6 +84,8 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
     approval: 'model',
     allowedCommands: REVKA_COMMANDS,
   },
+  // gemini-cli's tools with Claude Code's defaults (gemini-cli itself neither asks for a read before a write nor gates one).
+  'gemini-cli': { ...CLAUDE_CODE, dialect: 'gemini', lineStyle: 'none' },
   consent: {
     dialect: 'consent',
     lineStyle: 'cat-n',
@@ -90,4 +103,16 @@ export const PRESETS: Readonly<Record<PresetName, Preset>> = Object.freeze({
 
 export function isPresetName(name: unknown): name is PresetName {
   return typeof name === 'string' && Object.hasOwn(PRESETS, name)
+}
+
+/**
+ * How Read numbers the lines of a call: the host's `policy.lineStyle` when it set one,
+ * else what the tool family the model called was trained on: Claude Code's Read shows
+ * `N<tab>`, gemini-cli's read_file the lines alone, and the other families the preset's.
+ */
+export function lineStyleFor(dialect: Dialect, preset: Preset, chosen: LineStyle | undefined): LineStyle {
+  if (chosen !== undefined) return chosen
+  if (dialect === 'claude') return 'compact'
+  if (dialect === 'gemini') return 'none'
+  return preset.lineStyle
 }

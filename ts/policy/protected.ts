@@ -36,8 +36,13 @@ const SYSTEM = [
   'C:\\ProgramData',
 ]
 
-/** Credentials and keys: never written (see `protectedReason` for where they are looked for). */
+/** Where `fsgate mcp` writes approval and consent phrases for the user, beneath the home. */
+export const PHRASE_FILE = '.local/state/fsgate/phrases.log'
+
+/** Credentials and keys: never written (see `protectedReason` for where they are looked for), hidden from sandboxed commands. */
 export const CREDENTIALS: readonly string[] = [
+  // Where `fsgate mcp` writes phrases for the user when its stderr is no terminal.
+  '.local/state/fsgate',
   '.ssh',
   '.gnupg',
   '.aws',
@@ -60,6 +65,30 @@ export const CREDENTIALS: readonly string[] = [
   '.vault-token',
   '.terraform.d',
   'Library/Keychains',
+  // Agents' and services' tokens.
+  '.codex/auth.json',
+  '.gemini/oauth_creds.json',
+  '.cache/huggingface/token',
+  '.huggingface/token',
+  '.gradle/gradle.properties',
+  '.m2/settings.xml',
+  '.config/rclone',
+  '.config/op',
+  '.config/containers/auth.json',
+  '.local/share/keyrings',
+  // Browsers' cookies and saved passwords.
+  '.mozilla',
+  '.config/google-chrome',
+  '.config/chromium',
+  'Library/Application Support/Google/Chrome',
+  'Library/Cookies',
+  // What the user typed: passwords pasted at a prompt, tokens in commands.
+  '.bash_history',
+  '.zsh_history',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
 ]
 
 /** Files and folders of a home that run code later: protected outside the roots (§5.2). */

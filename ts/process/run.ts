@@ -50,6 +50,10 @@ export interface RunOptions {
    * it the run is refused, never run unconfined.
    */
   confine?: { writable: string[]; readable?: string[]; network?: boolean }
+  /** Told the child's pid once it has started (background tasks). */
+  onSpawn?: (pid: number) => void
+  /** Given each chunk of output as it comes, besides the bounded buffer (background tasks). */
+  onOutput?: (stream: 'stdout' | 'stderr', chunk: Buffer) => void
 }
 
 export interface RunResult {
@@ -157,8 +161,16 @@ export function runProcess(options: RunOptions): Promise<RunResult> {
         else done()
       }
 
-      child.stdout?.on('data', (chunk: Buffer) => out.push(chunk))
-      child.stderr?.on('data', (chunk: Buffer) => err.push(chunk))
+      const onOutput = options.onOutput
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out.push(chunk)
+        onOutput?.('stdout', chunk)
+      })
+      child.stderr?.on('data', (chunk: Buffer) => {
+        err.push(chunk)
+        onOutput?.('stderr', chunk)
+      })
+      if (child.pid !== undefined) options.onSpawn?.(child.pid)
       child.once('error', (e) => {
         if (exit === null && child.pid === undefined) {
           settled = true

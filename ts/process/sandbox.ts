@@ -21,14 +21,17 @@
  *   known-safe list then needs approval, and the result says it ran unsandboxed.
  */
 import { execFile } from 'node:child_process'
-import { accessSync, constants, lstatSync, readdirSync, realpathSync } from 'node:fs'
+import { accessSync, constants, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 
 import { native } from '../native.js'
 import { CREDENTIALS } from '../policy/protected.js'
+import { GIT_RUNS_LATER, gitRunsLater } from './git-runs-later.js'
 import { childStarter } from './run.js'
+
+export { GIT_RUNS_LATER }
 
 /** What `policy.sandbox` may ask for. */
 export type SandboxKind = 'auto' | 'bwrap' | 'landlock' | 'seatbelt' | 'none'
@@ -37,8 +40,6 @@ export type SandboxBackend = 'bwrap' | 'landlock' | 'seatbelt' | 'none'
 
 export const SANDBOX_KINDS: readonly SandboxKind[] = ['auto', 'bwrap', 'landlock', 'seatbelt', 'none']
 
-/** The git paths of a workspace that run code later: never writable by a command. */
-export const GIT_RUNS_LATER: readonly string[] = ['.git/config', '.git/hooks', '.git/info', '.git/objects/info/alternates', '.git/commondir']
 
 export interface SandboxOptions {
   kind: SandboxKind
@@ -191,19 +192,31 @@ function executable(file: string): boolean {
 
 /** What a path is now: a folder, a file (or other non-folder), or nothing. */
 function kindOf(p: string): 'dir' | 'file' | null {
+  // Most paths asked about do not exist: an ENOENT thrown for each costs more than the look.
   try {
-    return lstatSync(p).isDirectory() ? 'dir' : 'file'
+    const st = lstatSync(p, { throwIfNoEntry: false })
+    return st === undefined ? null : st.isDirectory() ? 'dir' : 'file'
   } catch {
     return null
   }
 }
 
-/** The credential files and folders of `home` that exist. */
+/** Whether `p` exists, a link counting by what it leads to. */
+function existsThrough(p: string): boolean {
+  try {
+    return statSync(p, { throwIfNoEntry: false }) !== undefined
+  } catch {
+    return false
+  }
+}
+
 /**
  * The credential files and folders of `home` that exist: each as named and, when that
  * is a link (a dotfile manager's `~/.ssh -> ~/dotfiles/ssh`), where it leads too.
  */
 export function credentialPaths(home: string): string[] {
+  // Looked up at every launch, never cached: a credential made a moment before (fsgate
+  // mcp's phrase file) must be hidden from the very next command.
   const out: string[] = []
   for (const name of CREDENTIALS) {
     const p = path.join(home, name)
@@ -296,15 +309,20 @@ export function bwrapArgs(o: SandboxOptions, cwd = o.workspace): string[] {
     if (kind === 'dir') args.push('--tmpfs', real)
     else if (kind === 'file') args.push('--ro-bind', '/dev/null', real)
   }
-  const git = path.join(o.workspace, '.git')
-  const gitKind = kindOf(git)
-  if (gitKind === 'file') args.push('--ro-bind', git, git)
-  else if (gitKind === 'dir') {
-    // A mount point cannot be renamed: `.git` stays the workspace's repository.
-    args.push('--bind', git, git)
-    for (const rel of GIT_RUNS_LATER) {
-      const p = path.join(o.workspace, rel)
-      if (kindOf(p) !== null) args.push('--ro-bind', p, p)
+  for (const root of roots) {
+    const git = path.join(root, '.git')
+    const gitKind = kindOf(git)
+    if (gitKind === 'file') args.push('--ro-bind', git, git)
+    else if (gitKind === 'dir') {
+      // A mount point cannot be renamed: `.git` stays the root's repository.
+      args.push('--bind', git, git)
+      // A link is mounted where it leads (so what it leads to stays as it is); the link
+      // itself is checked after the command (./git-guard.ts). One that leads nowhere is
+      // only checked: bwrap cannot mount onto nothing.
+      for (const rel of gitRunsLater(root)) {
+        const p = path.join(root, rel)
+        if (existsThrough(p)) args.push('--ro-bind', p, p)
+      }
     }
   }
   if (!o.network) args.push('--unshare-net')
@@ -323,17 +341,20 @@ export function seatbeltProfile(o: SandboxOptions, tmp: string): string {
     '(allow signal (target same-sandbox))',
     '(allow process-info* (target same-sandbox))',
     '(allow sysctl-read)',
-    '(allow mach-lookup)',
+    // Only the services a command line needs: user and group lookups, power state. Not
+    // LaunchServices or Apple Events (`open`, `osascript`), which start programs outside.
+    '(allow mach-lookup (global-name "com.apple.system.opendirectoryd.libinfo") (global-name "com.apple.PowerManagement.control"))',
     '(allow ipc-posix-shm)',
     '(allow pseudo-tty)',
     '(allow file-read*)',
     `(allow file-write* ${[o.workspace, ...o.writable, tmp].map((p) => `(subpath ${q(p)})`).join(' ')} (literal "/dev/null") (literal "/dev/zero") (literal "/dev/tty"))`,
-    ...GIT_RUNS_LATER.map((rel) => `(deny file-write* (subpath ${q(path.join(o.workspace, rel))}))`),
+    ...[o.workspace, ...o.writable].flatMap((root) => gitRunsLater(root).map((rel) => `(deny file-write* (subpath ${q(path.join(root, rel))}))`)),
     // Last, so that a writable root that holds them does not open them.
     ...credentialPaths(o.home).map((p) => `(deny file-read* file-write* (subpath ${q(p)}))`),
     `(deny file-write-unlink (literal ${q(path.join(o.workspace, '.git'))}))`,
   ]
-  if (o.network) lines.push('(allow network*)')
-  else lines.push('(allow network* (remote unix-socket))')
+  // Without the network, no socket reaches out, not even a Unix one (Docker's, the
+  // system's daemons): what is not allowed is denied.
+  if (o.network) lines.push('(allow network*)', '(allow mach-lookup (global-name "com.apple.dnssd.service") (global-name "com.apple.trustd.agent"))')
   return lines.join('\n')
 }

@@ -11,7 +11,7 @@ import { ConsentGate } from '../policy/consent.js'
 import { displayPath, isWorkingCopy, originalOf, resolvePath, workingCopyPath } from '../policy/paths.js'
 import { protectedReason } from '../policy/protected.js'
 import type { CallEffect, ToolContext } from '../tool.js'
-import { pathField } from './common.js'
+import { pathField, readToolName } from './common.js'
 
 /** Where a change lands, resolved once per call. */
 export interface ChangeTarget {
@@ -99,7 +99,7 @@ export function requireRead(ctx: ToolContext, plan: ChangeTarget): void {
   // Outside the roots nothing can be read, and nothing is replaced but working copies.
   if (!ctx.preset.readBeforeWrite || !plan.sourceExists || !plan.inside) return
   const record = ctx.ledger.get(plan.source)
-  const readTool = ctx.dialect === 'claude' ? 'Read' : 'file_read'
+  const readTool = readToolName(ctx)
   if (!record) {
     throw new NotReadError('NOT_READ', `${plan.given} has not been read in this session. Read it first with ${readTool}, then retry ${ctx.calledAs}.`, {
       data: { path: plan.given },
@@ -219,7 +219,7 @@ export function explainChange(err: unknown, given: string, ctx: ToolContext): un
   if (!(err instanceof FsgateError)) return err
   const say = (message: string, data: Record<string, unknown> = {}) =>
     new (err.constructor as typeof FsgateError)(err.code, message, { data: { path: given, ...data } })
-  const readTool = ctx.dialect === 'claude' ? 'Read' : 'file_read'
+  const readTool = readToolName(ctx)
   switch (err.code) {
     case 'STALE':
       return say(`${given} has been modified since you read it (by another session or program), so it was not changed. Read it again with ${readTool}, then retry.`)

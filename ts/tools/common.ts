@@ -1,7 +1,9 @@
 /** Small pieces the file tools share: numbers for people, the unchanged-read stub, the host's token counter. */
 import { FsgateError } from '../errors.js'
+import type { LineStyle } from '../policy/presets.js'
 import { text, type ToolOutput } from '../result.js'
 import type { ToolContext } from '../tool.js'
+import { countTokens } from '../utils.js'
 
 /** A count with thousands separators, as the messages print them. */
 export function num(n: number): string {
@@ -30,7 +32,57 @@ export async function hostCount(ctx: ToolContext, t: string): Promise<number> {
   return n
 }
 
-/** The name of the path field in the dialect the model called (Claude's tools say file_path). */
+/** The name of the path field in the dialect the model called (Claude's and gemini's tools say file_path). */
 export function pathField(ctx: ToolContext): 'file_path' | 'path' {
-  return ctx.dialect === 'claude' ? 'file_path' : 'path'
+  return ctx.dialect === 'claude' || ctx.dialect === 'gemini' ? 'file_path' : 'path'
+}
+
+/** The tokens of a text: the host's counter when it gave one, else the built-in o200k BPE. */
+export async function tokensOf(ctx: ToolContext, t: string): Promise<number> {
+  return ctx.countTokens ? hostCount(ctx, t) : countTokens(t, { signal: ctx.signal })
+}
+
+/** The largest k in [0, n] with count(k) <= max, by binary search (about log2(n) counts). */
+export async function mostWithin(n: number, count: (k: number) => Promise<number>, max: number): Promise<number> {
+  let lo = 0
+  let hi = n
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2)
+    if ((await count(mid)) <= max) lo = mid
+    else hi = mid - 1
+  }
+  return lo
+}
+
+/**
+ * How many of `blocks` (joined by newlines) fit in `max` tokens. A token is at least one
+ * byte, so text of at most `max` bytes fits without counting; longer text is counted.
+ */
+export async function blocksWithin(ctx: ToolContext, blocks: readonly string[], max: number): Promise<number> {
+  const joined = (k: number) => blocks.slice(0, k).join('\n')
+  if (Buffer.byteLength(joined(blocks.length)) <= max) return blocks.length
+  if ((await tokensOf(ctx, joined(blocks.length))) <= max) return blocks.length
+  return mostWithin(blocks.length, (k) => tokensOf(ctx, joined(k)), max)
+}
+
+/** A line as Read numbers it, in the call's line style. */
+export function numbered(n: number, line: string, style: LineStyle): string {
+  switch (style) {
+    case 'cat-n':
+      return `${String(n).padStart(6)}\t${line}`
+    case 'compact':
+      return `${n}\t${line}`
+    case 'colon':
+      return `${n}: ${line}`
+    case 'none':
+      return line
+  }
+}
+
+/** How the model reads a file in the dialect it called: the tool it should use before a change. */
+export function readToolName(ctx: ToolContext): string {
+  if (ctx.dialect === 'claude') return 'Read'
+  if (ctx.dialect === 'anthropic') return 'str_replace_based_edit_tool (view)'
+  if (ctx.dialect === 'gemini') return 'read_file'
+  return 'file_read'
 }

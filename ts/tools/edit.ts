@@ -13,6 +13,7 @@ import { text, type ToolOutput } from '../result.js'
 import { similarNames } from '../similar.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { CHANGES_FILES, changeData, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
+import { pathField, readToolName } from './common.js'
 
 export interface EditInput {
   path: string
@@ -63,6 +64,30 @@ export const editTool = defineTool<EditInput>({
       schema: z.strictObject({ path: z.string().describe('Path of the file, relative to the workspace or absolute.'), ...fields }),
       toCanonical: (i) => i as unknown as EditInput,
     },
+    gemini: {
+      name: 'replace',
+      description: `Replaces text within a file. By default old_string must occur exactly once; set allow_multiple to true to replace every occurrence. Preferred for targeted edits of existing files.
+- Read the whole file with read_file in this conversation first; a file changed since you read it is refused, so read it again.
+- old_string must be the exact literal text, including whitespace and indentation; include enough surrounding lines to make it unique.
+- Line endings, curly quotes and trailing spaces that differ from the file are tolerated, and the file's own style is kept.
+- old_string "" creates a new file (with missing folders) or fills an empty one.`,
+      schema: z.strictObject({
+        file_path: z.string().describe('The path to the file to modify, relative to the workspace or absolute.'),
+        instruction: z.string().describe('A clear, self-contained description of the change and its goal.'),
+        old_string: z.string().describe('The exact literal text to replace, unescaped. Use "" to create a new file.'),
+        new_string: z.string().describe('The exact literal text to replace old_string with, unescaped.'),
+        allow_multiple: z.boolean().describe('If true, replace every occurrence of old_string; if false (default), it must occur exactly once.').optional(),
+      }),
+      toCanonical: ({ file_path, instruction: _why, allow_multiple, ...rest }) =>
+        ({ path: file_path as string, ...rest, ...(allow_multiple !== undefined ? { replace_all: allow_multiple } : {}) }) as EditInput,
+      // gemini-cli's words, then the edited lines.
+      present: (out) => {
+        const d = out.data as { realPath: string; created: boolean; replacements: number }
+        const said = d.created ? `Created new file: ${d.realPath} with provided content.` : `Successfully modified file: ${d.realPath} (${d.replacements} replacements).`
+        const body = (out.content[0] as { text: string }).text.split('\nThe edited lines:\n')[1]
+        return { ...out, content: [text(body ? `${said} Here is the updated code:\n${body}` : said)] }
+      },
+    },
   },
   effect: () => CHANGES_FILES,
   run: edit,
@@ -74,7 +99,7 @@ async function edit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> {
       data: { path: input.path },
     })
   }
-  const plan = await planChange(ctx, input.path, ctx.dialect === 'claude' ? 'file_path' : 'path')
+  const plan = await planChange(ctx, input.path, pathField(ctx))
   if (!plan.sourceExists && input.old_string !== '') {
     // Names near a missing file are only suggested where the model may look.
     const near = plan.inside ? (await similarNames(plan.real)).map((p) => path.relative(ctx.workspace, p) || p) : []
@@ -139,7 +164,7 @@ const RUNG_WORDS: Record<string, string> = {
 
 function failure(r: NativeEditResult, input: EditInput, ctx: ToolContext, hidden: boolean): FsgateError {
   const f = r.failure
-  const readTool = ctx.dialect === 'claude' ? 'Read' : 'file_read'
+  const readTool = readToolName(ctx)
   switch (f?.code) {
     case 'AMBIGUOUS_MATCH':
       return new EditMatchError(

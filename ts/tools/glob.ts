@@ -60,7 +60,28 @@ export const globTool = defineTool<GlobInput>({
           .describe('The directory to search in. If not specified, the current working directory will be used. Omit it for the default; do not enter "undefined" or "null".'),
         ...walkFields,
       }),
-      toCanonical: (i) => i as unknown as GlobInput,
+      toCanonical: (i) => i as unknown as GlobInput,      // Claude Code's GlobOutput names the files `filenames`.
+      present: (out) => ({ ...out, data: { ...out.data, filenames: out.data?.files } }),
+    },
+    gemini: {
+      name: 'glob',
+      description: `Finds files matching a glob pattern (e.g. "src/**/*.ts", "**/*.md"), returning absolute paths, the most recently modified first. Fast in any size of tree.
+- A pattern without "/" matches file names at any depth. Matching ignores case unless case_sensitive is true.
+- Files that .gitignore rules leave out, and hidden files, are skipped; set respect_git_ignore to false to include ignored ones.
+- To search file contents, use grep_search instead.`,
+      schema: z.strictObject({
+        pattern: z.string().min(1).describe("The glob pattern to match against (e.g. '**/*.py', 'docs/*.md')."),
+        dir_path: z.string().describe('The directory to search within, relative to the workspace or absolute. Default: the workspace root.').optional(),
+        case_sensitive: z.boolean().describe('Whether matching is case-sensitive. Defaults to false.').optional(),
+        respect_git_ignore: z.boolean().describe('Whether to respect .gitignore patterns. Defaults to true.').optional(),
+        respect_gemini_ignore: z.boolean().describe('Whether to respect .geminiignore patterns. Defaults to true (fsgate reads .gitignore, .ignore and .rgignore).').optional(),
+      }),
+      toCanonical: (i) => ({
+        pattern: i.case_sensitive === true ? (i.pattern as string) : anyCase(i.pattern as string),
+        path: i.dir_path as string | undefined,
+        include_ignored: i.respect_git_ignore === false,
+      }),
+      present: geminiAnswer,
     },
   },
   run: glob,
@@ -84,7 +105,7 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
     pattern = `/${rel ? `${rel}/` : ''}${split.pattern.slice(1)}`
   }
   const abs = searchBase(ctx, given)
-  const newest = ctx.dialect === 'claude'
+  const newest = ctx.dialect === 'claude' || ctx.dialect === 'gemini'
   const limit = newest && ctx.limits.globResults === DEFAULT_LIMITS.globResults ? CLAUDE_GLOB_RESULTS : ctx.limits.globResults
   const r = await callNative<NativeGlobResult>(
     (id, cancel) =>
@@ -107,4 +128,39 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
 function hiddenHint(input: WalkInput): string {
   if (input.include_hidden && input.include_ignored) return ''
   return ' Files that ignore rules leave out and hidden files were not searched; set include_ignored or include_hidden to include them.'
+}
+
+/** A glob that matches letters in either case: `*.ts` → `*.[tT][sS]` (classes and escapes kept). */
+export function anyCase(pattern: string): string {
+  let out = ''
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]
+    if (ch === '\\' && i + 1 < pattern.length) {
+      out += ch + pattern[++i]
+      continue
+    }
+    if (inClass) {
+      if (ch === ']') inClass = false
+      out += ch
+      continue
+    }
+    if (ch === '[') inClass = true
+    const lower = ch.toLowerCase()
+    const upper = ch.toUpperCase()
+    out += lower !== upper && /[a-z]/i.test(ch) ? `[${lower}${upper}]` : ch
+  }
+  return out
+}
+
+/** gemini-cli's glob answer: `Found N file(s) matching "p" within /abs, sorted by modification time (newest first):` and absolute paths. */
+function geminiAnswer(out: ToolOutput, input: GlobInput, ctx: ToolContext): ToolOutput {
+  const d = out.data as { files: string[]; numFiles: number; truncated: boolean; path: string }
+  const dir = path.resolve(ctx.workspace, d.path)
+  // The pattern as the model wrote it (before anyCase).
+  const pattern = input.pattern.replace(/\[([a-z])([A-Z])\]/g, (all, lo: string, up: string) => (lo.toUpperCase() === up ? lo : all))
+  if (d.files.length === 0) return { ...out, content: [text(`No files found matching pattern "${pattern}" within ${dir}`)] }
+  const files = d.files.map((f) => path.resolve(ctx.workspace, f))
+  const more = d.truncated ? `\n(Showing the first ${files.length} of ${d.numFiles}. Use a more specific pattern or dir_path to see the rest.)` : ''
+  return { ...out, content: [text(`Found ${d.numFiles} file(s) matching "${pattern}" within ${dir}, sorted by modification time (newest first):\n${files.join('\n')}${more}`)] }
 }

@@ -43,6 +43,12 @@ export interface GrepInput extends WalkInput {
   line_numbers: boolean
   max_results?: number
   offset?: number
+  /** Only the matched parts of each line, one per result (Claude Code's -o). */
+  only_matching?: boolean
+  /** Matching lines this regular expression also matches are left out (gemini-cli's exclude_pattern). */
+  exclude_pattern?: string
+  /** The most matching lines taken from one file (gemini-cli's max_matches_per_file). */
+  max_per_file?: number
 }
 
 /** Characters of a matching line shown (Claude Code's --max-columns). */
@@ -53,6 +59,11 @@ const MAX_CONTEXT = 100
 const pattern = z.string().min(1).describe('The regular expression to search for (Rust regex syntax, as ripgrep): e.g. "fn main", "log.*Error", "\\bparse\\w+". Escape ( [ { . * + ? | with a backslash to match them literally.')
 const mode = z.enum(['content', 'files_with_matches', 'count'])
 const lines = z.number().int().min(0).max(MAX_CONTEXT)
+/** Claude Code types its counts as numbers: fractions are taken down, and context is capped at what a report can show. */
+const count = z.number().min(0)
+const CLAUDE_HEAD_LIMIT = 250
+const MAX_CLAUDE_CONTEXT = 10_000
+const whole = (n: unknown, max = Number.MAX_SAFE_INTEGER) => (typeof n === 'number' ? Math.min(Math.floor(n), max) : undefined)
 const type = z.string().describe('A file type to search, e.g. "js", "py", "rust", "go", "java" (ripgrep\'s type names). More efficient than an include glob for standard types.')
 
 const guide = (glob: string, read: string) =>
@@ -99,19 +110,24 @@ export const grepTool = defineTool<GrepInput>({
         output_mode: mode
           .optional()
           .describe('"content" shows matching lines (supports -A/-B/-C context, -n line numbers, head_limit), "files_with_matches" shows file paths (supports head_limit), "count" shows match counts (supports head_limit). Defaults to "files_with_matches".'),
-        '-B': lines.optional().describe('Number of lines to show before each match. Requires output_mode: "content".'),
-        '-A': lines.optional().describe('Number of lines to show after each match. Requires output_mode: "content".'),
-        '-C': lines.optional().describe('Number of lines to show before and after each match. Requires output_mode: "content".'),
+        '-B': count.optional().describe('Number of lines to show before each match (rg -B). Requires output_mode: "content".'),
+        '-A': count.optional().describe('Number of lines to show after each match (rg -A). Requires output_mode: "content".'),
+        '-C': count.optional().describe('Alias for context.'),
+        context: count.optional().describe('Number of lines to show before and after each match (rg -C). Requires output_mode: "content".'),
         '-n': z.boolean().optional().describe('Show line numbers in output. Requires output_mode: "content". Defaults to true.'),
         '-i': z.boolean().optional().describe('Case insensitive search.'),
+        '-o': z.boolean().optional().describe('Print only the matched (non-empty) parts of each matching line, one match per output line (rg -o). Requires output_mode: "content". Defaults to false.'),
         type: type.optional(),
-        head_limit: z.number().int().min(0).optional().describe('Limit output to the first N lines/entries (matching lines in content mode, not counting context). Defaults to 1000; 0 means the default.'),
-        offset: z.number().int().min(0).optional().describe('Skip the first N lines/entries before applying head_limit. Defaults to 0.'),
+        head_limit: count
+          .optional()
+          .describe('Limit output to the first N lines/entries (matching lines in content mode, not counting context). Defaults to 250. Pass 0 for every result up to the output and token limits (use sparingly: large results waste context); the output says where to continue.'),
+        offset: count.optional().describe('Skip the first N lines/entries before applying head_limit. Defaults to 0.'),
         multiline: z.boolean().optional().describe('Enable multiline mode where . matches newlines and patterns can span lines. Default: false.'),
         ...walkFields,
       }),
       toCanonical: (i) => {
-        const c = i['-C'] as number | undefined
+        const c = whole(i.context ?? i['-C'], MAX_CLAUDE_CONTEXT)
+        const head = whole(i.head_limit)
         return {
           pattern: i.pattern,
           path: i.path,
@@ -119,16 +135,61 @@ export const grepTool = defineTool<GrepInput>({
           include: i.glob,
           type: i.type,
           case_sensitive: !(i['-i'] as boolean | undefined),
-          context_before: (i['-B'] as number | undefined) ?? c,
-          context_after: (i['-A'] as number | undefined) ?? c,
+          context_before: whole(i['-B'], MAX_CLAUDE_CONTEXT) ?? c,
+          context_after: whole(i['-A'], MAX_CLAUDE_CONTEXT) ?? c,
           multiline: i.multiline,
           line_numbers: (i['-n'] as boolean | undefined) ?? true,
-          max_results: (i.head_limit as number | undefined) || undefined,
-          offset: i.offset,
+          only_matching: i['-o'] === true,
+          // Claude Code's default is 250; 0 is every result the host's limits allow.
+          max_results: head === undefined ? CLAUDE_HEAD_LIMIT : head === 0 ? undefined : head,
+          offset: whole(i.offset),
           include_hidden: i.include_hidden,
           include_ignored: i.include_ignored,
         } as GrepInput
+      },      // Claude Code's GrepOutput names the files `filenames`.
+      present: (out) => ({ ...out, data: { ...out.data, filenames: out.data?.files } }),
+    },
+    gemini: {
+      name: 'grep_search',
+      description: `Searches for a regular expression within file contents, fast (ripgrep's engine, built in); preferred over grep in a shell. At most 100 matches unless total_max_matches says more.
+- Rust regex syntax; use \\b for whole symbols (e.g. "\\bparseArgs\\b"), or fixed_strings for literal text.
+- Filter files with include_pattern (e.g. "*.ts", "src/**"); files .gitignore leaves out are skipped unless no_ignore.
+- Results are grouped by file, with line numbers; names_only lists just the files.`,
+      schema: z.strictObject({
+        pattern: z.string().min(1).describe("The pattern to search for: a Rust-flavored regular expression, or literal text with fixed_strings (e.g. 'function\\s+myFunction')."),
+        dir_path: z.string().describe('Directory or file to search, relative to the workspace or absolute. Default: the workspace root.').optional(),
+        include_pattern: z.string().describe("Glob pattern to filter files (e.g. '*.ts', 'src/**').").optional(),
+        exclude_pattern: z.string().describe('A regular expression: a matching line it also matches is left out.').optional(),
+        names_only: z.boolean().describe('If true, only the paths of files with matches are returned.').optional(),
+        case_sensitive: z.boolean().describe('If true, the search is case-sensitive. Defaults to false.').optional(),
+        fixed_strings: z.boolean().describe('If true, pattern is literal text, not a regular expression. Defaults to false.').optional(),
+        context: z.number().int().min(0).max(MAX_CONTEXT).describe('Lines of context around each match (grep -C). Defaults to 0.').optional(),
+        after: z.number().int().min(0).max(MAX_CONTEXT).describe('Lines after each match (grep -A). Defaults to 0.').optional(),
+        before: z.number().int().min(0).max(MAX_CONTEXT).describe('Lines before each match (grep -B). Defaults to 0.').optional(),
+        no_ignore: z.boolean().describe('If true, also search files .gitignore and similar rules leave out. Defaults to false.').optional(),
+        max_matches_per_file: z.number().int().min(1).describe('The most matches to return from one file.').optional(),
+        total_max_matches: z.number().int().min(1).describe('The most matches to return in all. Defaults to 100.').optional(),
+        offset: z.number().int().min(0).describe('Matches to skip, to continue a long result (default 0).').optional(),
+      }),
+      toCanonical: (i) => {
+        const c = i.context as number | undefined
+        return {
+          pattern: i.fixed_strings === true ? escapeRegex(i.pattern as string) : i.pattern,
+          path: i.dir_path,
+          output_mode: i.names_only === true ? 'files_with_matches' : 'content',
+          include: i.include_pattern,
+          case_sensitive: i.case_sensitive === true,
+          context_before: (i.before as number | undefined) ?? c,
+          context_after: (i.after as number | undefined) ?? c,
+          line_numbers: true,
+          exclude_pattern: i.exclude_pattern,
+          max_per_file: i.max_matches_per_file,
+          max_results: (i.total_max_matches as number | undefined) ?? 100,
+          offset: i.offset,
+          include_ignored: i.no_ignore === true,
+        } as GrepInput
       },
+      present: geminiAnswer,
     },
   },
   run: grep,
@@ -159,6 +220,11 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
           lineNumbers: input.line_numbers,
           maxColumns: MAX_COLUMNS,
           maxOutput: ctx.limits.searchOutputBytes,
+          // Every report fits the read token limit as well as its byte limit.
+          maxTokens: ctx.limits.readTokens,
+          onlyMatching: input.only_matching,
+          exclude: input.exclude_pattern,
+          maxPerFile: input.max_per_file,
         },
         cancel,
       ),
@@ -200,10 +266,10 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
   if (input.output_mode === 'count') notes.unshift(`Found ${plural(r.matches, 'match', 'matches')} in ${plural(r.matchedFiles, 'file')}`)
   const after: string[] = []
   if (r.truncated) {
-    if (r.budgetReached) after.push(`(The output reached its ${Math.round(ctx.limits.searchOutputBytes / 1024)} KiB limit.)`)
+    if (r.budgetReached) after.push(`(The output reached its limit of ${Math.round(ctx.limits.searchOutputBytes / 1024)} KiB or ${ctx.limits.readTokens.toLocaleString('en-US')} tokens.)`)
     const unit = input.output_mode === 'content' ? 'matching lines' : input.output_mode === 'count' ? 'counts' : 'files'
     const next =
-      ctx.dialect === 'claude'
+      ctx.dialect === 'claude' || ctx.dialect === 'gemini'
         ? `Continue with offset=${offset + r.shown}, or narrow the pattern, path or glob.`
         : 'Narrow the pattern, path or include to see the rest.'
     after.push(`(Showing ${r.shown.toLocaleString('en-US')} ${unit}; there are more. ${next})`)
@@ -219,4 +285,43 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
 function multilineHint(err: unknown, input: GrepInput): unknown {
   if (!(err instanceof FsgateError) || err.code !== 'INVALID_PATTERN' || input.multiline || !/\\n|\n/.test(input.pattern)) return err
   return new InvalidInputError('INVALID_PATTERN', `${err.message} To match across lines, set multiline: true.`, { data: err.data })
+}
+
+/** A pattern that matches `text` literally (gemini-cli's fixed_strings). */
+function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|#&~-]/g, '\\$&')
+}
+
+/**
+ * gemini-cli's grep_search answer: `Found N matches for pattern "p" in path "d":`, then
+ * each file's lines as `L12: text` (`L13- text` for context) between `---` rules.
+ */
+function geminiAnswer(out: ToolOutput, input: GrepInput): ToolOutput {
+  const d = out.data as { files: string[]; numMatches?: number; numFiles: number; shown: number; truncated: boolean; mode: OutputMode }
+  const where = `in path "${input.path ?? '.'}"${input.include ? ` (filter: "${input.include}")` : ''}`
+  const body = (out.content[0] as { text: string }).text
+  // fsgate's own notes (a cut line, unreadable paths, where to continue) are the lines in parentheses.
+  const notes = body.split('\n').filter((l) => l.startsWith('(') && l.endsWith(')'))
+  if (d.shown === 0) return { ...out, content: [text(`No matches found for pattern "${input.pattern}" ${where}.`)] }
+  const limited = d.truncated ? ` (results limited to ${d.shown} ${d.mode === 'files_with_matches' ? 'files' : 'matches'}; more exist)` : ''
+  if (d.mode === 'files_with_matches') {
+    return { ...out, content: [text([`Found ${d.shown} files with matches for pattern "${input.pattern}" ${where}${limited}:`, ...d.files, ...notes].join('\n'))] }
+  }
+  // The canonical report is `path:N:text` and `path-N-text`, by file in order: regrouped.
+  const groups: string[] = []
+  let file = -1
+  for (const line of body.split('\n')) {
+    const next = d.files[file + 1]
+    if (next !== undefined && (line.startsWith(`${next}:`) || line.startsWith(`${next}-`))) {
+      file++
+      groups.push(`${groups.length > 0 ? '---\n' : ''}File: ${next}`)
+    }
+    const name = d.files[file]
+    if (name === undefined || !(line.startsWith(`${name}:`) || line.startsWith(`${name}-`))) continue
+    const m = /^([:-])(\d+)[:-]/.exec(line.slice(name.length))
+    if (m) groups.push(`L${m[2]}${m[1]} ${line.slice(name.length + m[0].length)}`)
+  }
+  const n = d.shown
+  const head = `Found ${n} ${n === 1 ? 'match' : 'matches'} for pattern "${input.pattern}" ${where}${limited}:`
+  return { ...out, content: [text([head, '---', ...groups, '---', ...notes].join('\n'))] }
 }

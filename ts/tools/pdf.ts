@@ -16,6 +16,16 @@ import { hostCount, num, unchanged } from './common.js'
 /** The hard cap on pdf_read's max_chars (SPEC §3.6). */
 export const PDF_MAX_CHARS_CAP = 200_000
 
+/**
+ * Characters of PDF text a Read extracts at most: far more than any text under the token
+ * limit holds (no tokenizer packs 16 characters of extracted text into one token on
+ * average), so that a Read of hostile pages stops interpreting instead of holding their
+ * text in memory. Past it the pages are over the limit whatever they hold.
+ */
+export function readPdfMaxChars(readTokens: number): number {
+  return Math.max(readTokens * 16, 100_000)
+}
+
 /** The seed's warning for a PDF with no text layer, word for word. */
 export const NO_TEXT_WARNING = 'PDF contains no extractable text (may be image-only or encrypted)'
 
@@ -47,7 +57,7 @@ export const pdfTool = defineTool<PdfReadInput>({
 
 async function pdfRead(input: PdfReadInput, ctx: ToolContext): Promise<ToolOutput> {
   const maxChars = Math.min(input.max_chars ?? ctx.limits.pdfMaxChars, PDF_MAX_CHARS_CAP)
-  const r = await readPdf(ctx, input.path, { pdfAll: true, pdfOnly: true })
+  const r = await readPdf(ctx, input.path, { pdfAll: true, pdfOnly: true, pdfMaxChars: maxChars })
   const pdf = r.pdf as PdfFacts
   const shown = displayPath(ctx.workspace, r.realPath)
   const again = ctx.ledger.note(facts(r), null, `pdf_read:${maxChars}`)
@@ -56,23 +66,29 @@ async function pdfRead(input: PdfReadInput, ctx: ToolContext): Promise<ToolOutpu
   if (!hasText(pdf)) return noText(shown, pdf, base)
 
   const full = layout(pdf)
+  // The engine stops interpreting at max_chars: then the pages after the last one given
+  // were not read, and the document's full length is not known.
+  const complete = !pdf.stopped
   const total = full.length
   let out = full
-  const truncated = total > maxChars
+  const truncated = total > maxChars || !complete
   let end = total
   if (truncated) {
-    end = maxChars
+    end = Math.min(maxChars, total)
     // Never split a surrogate pair.
     if (end > 0 && isHighSurrogate(full.charCodeAt(end - 1))) end -= 1
     out = full.slice(0, end)
     const next = lastMarker(out)
     const where = next ? ` The cut falls in page ${next} of ${pdf.pageCount}; read from there with file_read and pages="${next}-${Math.min(pdf.pageCount, next + 19)}".` : ''
-    out += `\n[… truncated: showing ${num(end)} of ${num(total)} characters.${where}]`
+    // Stopped early, the text is known to go on past what was read.
+    const of = complete ? num(total) : `more than ${num(total)}`
+    out += `\n[… truncated: showing ${num(end)} of ${of} characters.${where}]`
   }
   out += unmappedNote(pdf)
+  const pagesRead = pdf.pages.length
   return {
     content: [text(out)],
-    data: { ...base, chars: total, shownChars: end, maxChars, truncated, unmapped: pdf.unmapped, encrypted: pdf.encrypted, cut: pdf.cut },
+    data: { ...base, chars: total, complete, pagesRead, shownChars: end, maxChars, truncated, unmapped: pdf.unmapped, encrypted: pdf.encrypted, cut: pdf.cut },
   }
 }
 
@@ -101,6 +117,7 @@ export async function readPdfPages(r: NativeReadResult, ctx: ToolContext): Promi
   const data = { ...base, pages: numbers, unmapped: pdf.unmapped, encrypted: pdf.encrypted }
   const out = hasText(pdf) ? layout(pdf) + unmappedNote(pdf) : ''
   // The gate comes before the ledger: pages refused were not delivered.
+  if (pdf.stopped) tooLong(numbers, shown, ctx.limits.readTokens)
   if (out !== '') await gate(out, numbers, shown, ctx)
   const again = ctx.ledger.note(facts(r), null, `pdf:${numbers.join(',')}`)
   if (again && ctx.dedup) return unchanged(shown, data, numbers.length === pdf.pageCount ? `all ${pdf.pageCount} pages` : `pages ${numbers.join(',')}`)
@@ -109,7 +126,7 @@ export async function readPdfPages(r: NativeReadResult, ctx: ToolContext): Promi
 }
 
 /** Calls the engine's read for a PDF and explains its errors. */
-async function readPdf(ctx: ToolContext, given: string, options: { pdfAll: boolean; pdfOnly: boolean }): Promise<NativeReadResult> {
+async function readPdf(ctx: ToolContext, given: string, options: { pdfAll: boolean; pdfOnly: boolean; pdfMaxChars: number }): Promise<NativeReadResult> {
   const abs = resolvePath(ctx.workspace, given)
   return callNative<NativeReadResult>(
     (id, cancel) =>
@@ -175,6 +192,17 @@ function lastMarker(out: string): number | undefined {
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff
+}
+
+/** Pages whose text passed `readPdfMaxChars`: over the token limit, without counting. */
+function tooLong(numbers: number[], shown: string, max: number): never {
+  const first = numbers[0] as number
+  const chars = readPdfMaxChars(max)
+  throw new MaxFileReadTokenExceededError(
+    'TOKEN_LIMIT',
+    `${numbers.length === 1 ? `Page ${first}` : `These ${numbers.length} pages`} of ${shown} ${numbers.length === 1 ? 'holds' : 'hold'} more than ${num(chars)} characters of text, over the ${num(max)}-token limit. Read fewer pages at a time${numbers.length > 1 ? `, e.g. pages="${first}"` : ', or use pdf_read with max_chars'}.`,
+    { data: { maxTokens: max, maxChars: chars, pages: numbers } },
+  )
 }
 
 /** The token gate for page text: bytes bound tokens from above, so only long text is counted. */

@@ -6,18 +6,17 @@
  * approval: inside a sandbox only what the sandbox cannot contain (a high rating, an
  * unsandboxed run), outside one everything not on the known-safe list.
  */
-import { realpath } from 'node:fs/promises'
-import path from 'node:path'
-
 import { z } from 'zod'
 
 import { AbortedError, clip, FsgateError } from '../errors.js'
 import { childEnv } from '../policy/env.js'
-import { within } from '../policy/paths.js'
+import { displayPath } from '../policy/paths.js'
 import { classifyCommand, type Classification } from '../policy/risk.js'
 import { listGitlinks } from '../git/run.js'
-import { noteGitPaths, quarantineNestedRepos, restoreGitPaths } from '../process/git-guard.js'
+import { emptyReport, enterGitGuard, leaveGitGuard, type GuardReport } from '../process/git-guard.js'
+import { linkOutside } from '../process/links-out.js'
 import { runProcess, type RunResult } from '../process/run.js'
+import { shellTimeoutSecs, startBackground } from '../process/tasks.js'
 import type { SandboxBackend } from '../process/sandbox.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type CallEffect, type ToolContext } from '../tool.js'
@@ -31,24 +30,29 @@ export interface ShellInput {
   grant_phrase?: string
   /** Run outside the sandbox: only where the host allows it, and then with the user's approval. */
   unsandboxed?: boolean
+  /** Run in the background: the call answers at once with a task id (../process/tasks.ts). */
+  background?: boolean
+  /** Background only: wait this long, in ms, before answering, to show the first output. */
+  delay_ms?: number
+  /** What the command does, for the user (Claude Code's and gemini-cli's `description`). */
+  description?: string
 }
 
 const RISKS = ['low', 'medium', 'high'] as const
 
-/** The longest timeout a call may ask for, in seconds, unless limits.shellTimeoutSecs is longer. */
-const MAX_TIMEOUT_SECS = 600
-
-const command = z.string().min(1, 'must not be empty').max(65_536, 'is longer than 64 KiB').describe('The shell command to run, with sh -c, in the workspace folder.')
-const grantPhrase = z
+export const command = z.string().min(1, 'must not be empty').max(65_536, 'is longer than 64 KiB').describe('The shell command to run, with sh -c, in the workspace folder.')
+export const grantPhrase = z
   .string()
   .describe('Only when a previous call failed with APPROVAL_REQUIRED and the user gave you a phrase for this command: that exact phrase. Never invent it.')
 
 const guide = `Runs a shell command with sh -c in the workspace folder and returns its stdout, stderr and exit code.
 - Use it for builds, tests, git operations the other tools lack, and programs; use the file tools to read, search and change files.
 - The environment is cleared: only PATH, HOME, LANG and a few others reach the command. Set anything else inline (FOO=1 cmd).
-- Commands are killed, with everything they started, after their timeout (default 60 s); nothing keeps running after the call returns, so do not start servers in the background.
+- Commands are killed, with everything they started, after their timeout; nothing a command leaves behind keeps running after the call returns. To keep a server or watcher running, start it as a background command instead (not with & or nohup).
 - Commands run in a sandbox: the workspace is writable, the rest of the file system read-only, there is no network, and .git/config and .git/hooks cannot be changed.
 - Output over 1 MiB keeps its start and end. Risky commands (deleting, rewriting history) may need the user's approval.`
+const backgroundDoc = (read: string, stop: string) =>
+  `Run in the background, for servers, watchers and long jobs you do not need to wait for: the call answers at once with a task id. Read its output later with ${read}; stop it with ${stop}. It runs in the same sandbox and is killed at its timeout or when this conversation ends.`
 const unsandboxedDoc = 'Run outside the sandbox, e.g. for network access. Only when the user asked for it: it needs the host\'s permission and the user\'s approval.'
 
 export const shellTool = defineTool<ShellInput>({
@@ -60,9 +64,10 @@ export const shellTool = defineTool<ShellInput>({
       schema: z.strictObject({
         command,
         approved: z.boolean().describe('Set to true to approve a medium- or high-risk command explicitly, when the user has agreed to it.').optional(),
-        timeout_secs: z.number().int().positive().describe('Seconds before the command is killed (default 60).').optional(),
+        timeout_secs: z.number().int().positive().describe('Seconds before the command is killed (default 60; in the background 1800).').optional(),
         grant_phrase: grantPhrase.optional(),
         unsandboxed: z.boolean().describe(unsandboxedDoc).optional(),
+        background: z.boolean().describe(backgroundDoc('task_output', 'task_stop')).optional(),
       }),
       toCanonical: (i) => i as unknown as ShellInput,
     },
@@ -71,21 +76,57 @@ export const shellTool = defineTool<ShellInput>({
       description: guide,
       schema: z.strictObject({
         command,
-        timeout: z.number().int().positive().describe('Milliseconds before the command is killed (default 60000, at most 600000).').optional(),
-        description: z.string().describe('What the command does, in 5-10 words.').optional(),
-        run_in_background: z
-          .literal(false, { error: 'background commands are not supported here: every process a command starts ends with the call. Run it in the foreground with a timeout' })
-          .describe('Not supported: must be false or absent.')
+        timeout: z
+          .number()
+          .positive()
+          .describe('Milliseconds before the command is killed: default 120000, at most 600000 in the foreground; with run_in_background, how long it may run (default 1800000, at most 7200000).')
           .optional(),
+        description: z.string().describe('What the command does, in 5-10 words, for the user.').optional(),
+        run_in_background: z.boolean().describe(backgroundDoc('TaskOutput (or Read of the output path it names)', 'TaskStop')).optional(),
         dangerouslyDisableSandbox: z.boolean().describe(unsandboxedDoc).optional(),
         grant_phrase: grantPhrase.optional(),
       }),
-      toCanonical: ({ timeout, description: _d, run_in_background: _b, dangerouslyDisableSandbox, ...rest }) =>
+      toCanonical: ({ timeout, run_in_background, dangerouslyDisableSandbox, ...rest }) =>
         ({
           ...rest,
           ...(timeout !== undefined ? { timeout_secs: Math.max(1, Math.ceil((timeout as number) / 1000)) } : {}),
+          ...(run_in_background === true ? { background: true } : {}),
           ...(dangerouslyDisableSandbox !== undefined ? { unsandboxed: dangerouslyDisableSandbox } : {}),
-        }) as ShellInput,
+        }) as ShellInput,      // Claude Code's BashOutput: a command that answers was not interrupted (a killed one is an error).
+      present: (out) => ({ ...out, data: { interrupted: false, ...out.data } }),
+    },
+    gemini: {
+      name: 'run_shell_command',
+      description: `${guide}
+- To run a server or watcher in the background, set is_background to true (do not use &): the call answers with a task id; read its output with task_output and stop it with task_stop.`,
+      schema: z.strictObject({
+        command: command.describe('Exact command to execute as `sh -c <command>`.'),
+        description: z.string().describe('Brief description of the command for the user, one sentence.').optional(),
+        dir_path: z.string().describe('The folder to run the command in, relative to the workspace; default the workspace root.').optional(),
+        is_background: z.boolean().describe(backgroundDoc('task_output', 'task_stop')).optional(),
+        delay_ms: z.number().int().min(0).describe('With is_background: milliseconds to wait before answering, to show the first output (at most 30000).').optional(),
+        additional_permissions: z
+          .object({
+            network: z.boolean().optional(),
+            fileSystem: z.object({ read: z.array(z.string()).optional(), write: z.array(z.string()).optional() }).optional(),
+          })
+          .describe('Asks to run the command outside the sandbox (network, or paths beyond the workspace): only when a sandboxed run failed for that reason; it needs the host\'s permission and the user\'s approval.')
+          .optional(),
+        grant_phrase: grantPhrase.optional(),
+      }),
+      toCanonical: ({ command, dir_path, is_background, additional_permissions, ...rest }) => {
+        const extra = additional_permissions as { network?: boolean; fileSystem?: { read?: string[]; write?: string[] } } | undefined
+        const wider = extra?.network === true || (extra?.fileSystem?.read?.length ?? 0) > 0 || (extra?.fileSystem?.write?.length ?? 0) > 0
+        const dir = typeof dir_path === 'string' && dir_path !== '' && dir_path !== '.' ? dir_path : undefined
+        return {
+          ...rest,
+          // A folder to run in is a `cd` the command could have written itself: it is rated and sandboxed with it.
+          command: dir ? `cd -- '${dir.replaceAll("'", "'\\''")}' && ${command as string}` : command,
+          ...(is_background === true ? { background: true } : {}),
+          ...(wider ? { unsandboxed: true } : {}),
+        } as ShellInput
+      },
+      present: geminiShellAnswer,
     },
   },
   effect,
@@ -105,24 +146,15 @@ function rate(input: ShellInput, ctx: ToolContext): Classification {
 }
 
 /**
- * A low rating, checked against the disk before a command runs unsandboxed: an argument
- * that names a link (or a path through one) leading outside the workspace and
- * allowedPaths makes it medium (a cloned repository can carry `notes -> ~/.ssh/id_rsa`).
+ * A low rating, checked against the disk before a command runs unsandboxed: a path it
+ * names that leads outside the workspace and allowedPaths through a link (a cloned
+ * repository can carry `notes -> ~/.ssh/id_rsa`), as a glob expands, after a `cd`, or
+ * inside a folder `diff -r` reads, makes it medium (../process/links-out.ts).
  */
 async function throughLinks(c: Classification, ctx: ToolContext): Promise<Classification> {
   if (c.risk !== 'low') return c
-  const roots = [ctx.workspace, ...ctx.allowedPaths]
-  for (const cmd of c.commands) {
-    for (const word of cmd.argv.slice(1)) {
-      const arg = word.includes('=') && word.startsWith('-') ? word.slice(word.indexOf('=') + 1) : word
-      if (arg === '' || arg.startsWith('-')) continue
-      const real = await realpath(path.resolve(ctx.workspace, arg)).catch(() => null)
-      if (real === null || roots.some((root) => within(root, real))) continue
-      const reason = `${clip(arg, 60)} leads outside the workspace through a link`
-      return { ...c, risk: 'medium', reason }
-    }
-  }
-  return c
+  const reason = await linkOutside(c.commands, [ctx.workspace, ...ctx.allowedPaths])
+  return reason === undefined ? c : { ...c, risk: 'medium', reason }
 }
 
 function effect(input: ShellInput, ctx: ToolContext): CallEffect {
@@ -189,7 +221,8 @@ async function admit(input: ShellInput, ctx: ToolContext): Promise<void> {
   const reason = escaped ? `it asks to run outside the sandbox${c.risk === 'low' ? '' : `, and ${c.reason}`}` : c.reason
   const what = escaped ? 'This command asks to run outside the sandbox' : `This command is rated ${risk} risk (${reason})${unsandboxed ? ' and there is no sandbox here' : ''}`
   const data = { risk, reason, sandbox: backend }
-  if (ctx.preset.approval === 'model') {
+  // The model's own flag (revka, seed 002) approves what the sandbox holds, never a way out of it.
+  if (ctx.preset.approval === 'model' && !escaped) {
     if (input.approved === true) return
     throw new FsgateError('APPROVAL_REQUIRED', `${what}, so it needs approval. Ask the user; if they agree, repeat the call with approved set to true.`, { data })
   }
@@ -252,13 +285,22 @@ function refuseListed(c: Classification, ctx: ToolContext): void {
 }
 
 async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
-  const timeoutSecs = Math.min(input.timeout_secs ?? ctx.limits.shellTimeoutSecs, Math.max(MAX_TIMEOUT_SECS, ctx.limits.shellTimeoutSecs))
+  const timeoutSecs = shellTimeoutSecs(input.timeout_secs, false, ctx)
   const backend = await place(input, ctx)
   const launch = await ctx.sandbox.launch(backend, input.command)
-  const guarded = backend === 'none' ? null : await noteGitPaths(ctx.workspace)
+  if (input.background) return startBackground(ctx, { command: input.command, timeoutSecs: input.timeout_secs, delayMs: input.delay_ms, backend, launch })
+  const listLinks = (root: string) => listGitlinks(ctx, root)
+  // bwrap mounts the git paths read-only; the other backends have them checked after.
+  // Commands that overlap in a root share its note and the last one checks it.
+  let guarded: Awaited<ReturnType<typeof enterGitGuard>> | null = null
+  try {
+    guarded = backend === 'none' ? null : await enterGitGuard([ctx.workspace, ...ctx.allowedPaths], listLinks, backend === 'bwrap' ? 'mounted' : 'checked')
+  } catch (err) {
+    await launch.done().catch(() => {})
+    throw err
+  }
   let r: RunResult
-  let restored: string[] = []
-  let quarantined: string[] = []
+  let guard: GuardReport & { waiting?: boolean } = emptyReport()
   try {
     r = await runProcess({
       file: launch.file,
@@ -269,17 +311,20 @@ async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
       maxOutputBytes: ctx.limits.shellOutputBytes,
       signal: ctx.signal,
       registry: ctx.processes,
-      sweep: true,
+      // What leaves the process group is found by its mark and killed. bwrap needs none of
+      // it (its PID namespace dies with the command), nor Landlock (its filter keeps every
+      // process in the group).
+      sweep: backend === 'none' || backend === 'seatbelt',
       confine: launch.confine,
     })
   } catch (err) {
     throw new FsgateError('BACKEND_UNAVAILABLE', `The command could not be started (${clip(err instanceof Error ? err.message : String(err), 300)}).`, { data: { sandbox: backend } })
   } finally {
-    await launch.done().catch(() => {})
+    // Before the private TMPDIR goes: a `.git` moved there is found and moved back.
     if (guarded) {
-      restored = await restoreGitPaths(guarded)
-      quarantined = await quarantineNestedRepos(guarded, () => listGitlinks(ctx, ctx.workspace))
-    }
+      const lookIn = launch.env.TMPDIR && launch.backend !== 'bwrap' ? [launch.env.TMPDIR] : []
+      guard = await leaveGitGuard(guarded, listLinks, { shown: (abs) => displayPath(ctx.workspace, abs), lookIn, done: launch.done })
+    } else await launch.done().catch(() => {})
   }
   const data = {
     exitCode: r.exitCode,
@@ -292,15 +337,24 @@ async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
     durationMs: r.durationMs,
     timeoutSecs,
     sandbox: backend,
-    ...(restored.length > 0 ? { restored } : {}),
-    ...(quarantined.length > 0 ? { quarantined } : {}),
+    ...(guard.restored.length > 0 ? { restored: guard.restored } : {}),
+    ...(guard.quarantined.length > 0 ? { quarantined: guard.quarantined } : {}),
+    ...(guard.missing.length > 0 ? { missing: guard.missing } : {}),
+    ...(guard.failed.length > 0 ? { unrestored: guard.failed } : {}),
+    ...(guard.waiting ? { gitCheckWaits: true } : {}),
   }
   let shown = report(r)
-  if (restored.length > 0) {
-    shown += `\n[fsgate put back ${restored.join(', ')}: the command changed them, and they run code later, so commands may not change them]`
+  if (guard.restored.length > 0) {
+    shown += `\n[fsgate put back ${clip(guard.restored.join(', '), 300)}: the command changed them, and they run code later, so commands may not change them]`
   }
-  if (quarantined.length > 0) {
-    shown += `\n[fsgate moved aside ${quarantined.join(', ')} (to .git.fsgate-quarantined-N): a nested repository the command set up, whose config and hooks the workspace's git would run]`
+  if (guard.quarantined.length > 0) {
+    shown += `\n[fsgate moved aside ${clip(guard.quarantined.join(', '), 300)}: a repository the command set up or changed, whose config or hooks would run code]`
+  }
+  if (guard.missing.length > 0) {
+    shown += `\n[the command moved ${clip(guard.missing.join(', '), 200)} away and fsgate did not find it again: tell the user]`
+  }
+  if (guard.failed.length > 0) {
+    shown += `\n[fsgate could not put back ${clip(guard.failed.join(', '), 300)}, which run code later: tell the user to look before running git here]`
   }
   if (backend === 'none' && ctx.sandbox.options.kind !== 'none' && input.unsandboxed !== true) shown += '\n[ran without a sandbox: none can start on this machine]'
   if (r.killed === 'timeout') {
@@ -309,6 +363,19 @@ async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
   if (r.killed) ctx.stop.check()
   if (r.killed) throw new AbortedError('ABORTED', 'The call was cancelled; the command and every process it started were killed.', { data })
   return { content: [text(shown)], data }
+}
+
+/** gemini-cli's answer: `Output: …`, then `Exit Code:` and `Signal:` when it did not end well. */
+function geminiShellAnswer(out: ToolOutput): ToolOutput {
+  const d = out.data as { backgroundTaskId?: string; stdout: string; stderr: string; exitCode: number | null; signal: string | null }
+  if (d.backgroundTaskId) return out
+  const output = [d.stdout, d.stderr].filter((s) => s !== '').map((s) => s.replace(/\n$/, '')).join('\n')
+  const parts = [`Output: ${output || '(empty)'}`]
+  if (d.exitCode !== null && d.exitCode !== 0) parts.push(`Exit Code: ${d.exitCode}`)
+  if (d.signal) parts.push(`Signal: ${d.signal}`)
+  // fsgate's own notes (git paths put back, a missing sandbox) stay.
+  const notes = (out.content[0] as { text: string }).text.split('\n').filter((l) => l.startsWith('[fsgate') || l.startsWith('[ran without'))
+  return { ...out, content: [text([...parts, ...notes].join('\n'))] }
 }
 
 /** What the model reads: stdout, then stderr, then how it ended when it did not end well. */

@@ -9,6 +9,7 @@ import { callNative, completer, type NativeWriteResult } from '../native.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { CHANGES_FILES, changeData, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
+import { pathField } from './common.js'
 
 export interface WriteInput {
   path: string
@@ -66,13 +67,30 @@ export const writeTool = defineTool<WriteInput>({
       }),
       toCanonical: (i) => i as unknown as WriteInput,
     },
+    gemini: {
+      name: 'write_file',
+      description: `Writes the complete content to a file, creating missing parent folders, or replacing the file. Best for new or small files; use replace for targeted edits of large files.
+- To replace an existing file, read all of it with read_file first in this conversation; a file changed since you read it is refused, so read it again.
+- The file is written atomically with LF line endings, keeping its encoding and permissions.`,
+      schema: z.strictObject({
+        file_path: z.string().describe('Path to the file, relative to the workspace or absolute.'),
+        content: z.string().describe("The complete content to write. Provide the full file; do not use placeholders like '// ... rest of code'."),
+      }),
+      toCanonical: ({ file_path, ...rest }) => ({ path: file_path as string, ...rest }) as WriteInput,
+      // gemini-cli's words: "Successfully created and wrote to new file: …" / "Successfully overwrote file: …".
+      present: (out) => {
+        const d = out.data as { realPath: string; created: boolean; workingCopy: boolean }
+        const said = d.created && !d.workingCopy ? `Successfully created and wrote to new file: ${d.realPath}.` : `Successfully overwrote file: ${d.realPath}.`
+        return { ...out, content: [text(d.workingCopy ? `${said} (a working copy; the original outside the workspace is unchanged)` : said)] }
+      },
+    },
   },
   effect: () => CHANGES_FILES,
   run: write,
 })
 
 async function write(input: WriteInput, ctx: ToolContext): Promise<ToolOutput> {
-  const plan = await planChange(ctx, input.path, ctx.dialect === 'claude' ? 'file_path' : 'path')
+  const plan = await planChange(ctx, input.path, pathField(ctx))
   if (ctx.dialect === 'consent' && plan.sourceExists && input.overwrite !== true) {
     throw new FsgateError('FILE_EXISTS', `${input.path} already exists and was not replaced. To replace it, call write_file again with overwrite set to true; to change part of it, use edit.`, {
       data: { path: input.path },

@@ -455,6 +455,14 @@ impl Dir {
         sys::check(unsafe { libc::unlinkat(self.fd.as_raw_fd(), c.as_ptr(), 0) })
     }
 
+    /// Removes the folder `name` from this folder if it is empty (never a link).
+    pub fn remove_folder(&self, name: &OsStr) -> std::io::Result<()> {
+        use std::os::fd::AsRawFd;
+        let c = sys::cstr(name)?;
+        // SAFETY: a valid descriptor and NUL-terminated name.
+        sys::check(unsafe { libc::unlinkat(self.fd.as_raw_fd(), c.as_ptr(), libc::AT_REMOVEDIR) })
+    }
+
     /// Flushes the folder's entries to disk, so a rename survives a power cut. Best
     /// effort: some file systems refuse it, and a folder opened only for lookups cannot.
     pub fn sync(&self) {
@@ -574,6 +582,11 @@ impl Dir {
     /// Removes the file `name` from this folder.
     pub fn remove(&self, name: &OsStr) -> std::io::Result<()> {
         std::fs::remove_file(self.path.join(name))
+    }
+
+    /// Removes the folder `name` from this folder if it is empty.
+    pub fn remove_folder(&self, name: &OsStr) -> std::io::Result<()> {
+        std::fs::remove_dir(self.path.join(name))
     }
 
     /// Flushes the folder's entries (nothing to do here).

@@ -47,6 +47,8 @@ pub enum ErrorKind {
     InvalidInput,
     /// A PDF that is damaged, not a PDF, or built to exhaust a reader.
     Pdf,
+    /// A Jupyter notebook that is not valid JSON or not shaped like a notebook.
+    Notebook,
     /// Work took longer than its time limit.
     Timeout,
     /// The file system is full (or the user's quota is spent): nothing was written.

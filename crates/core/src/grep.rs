@@ -10,6 +10,7 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContex
 use crate::cancel::Cancel;
 use crate::confine::open_found;
 use crate::error::{Error, ErrorKind, Result};
+use crate::tokens::count_tokens;
 use crate::walk::{self, Start, WalkConfig};
 use crate::Roots;
 
@@ -52,6 +53,10 @@ pub struct GrepConfig {
     max_columns: usize,
     heap_limit: usize,
     max_output: usize,
+    only_matching: bool,
+    exclude: Option<String>,
+    max_per_file: Option<u64>,
+    max_tokens: Option<usize>,
 }
 
 impl Default for GrepConfig {
@@ -69,6 +74,10 @@ impl Default for GrepConfig {
             max_columns: 500,
             heap_limit: HEAP_LIMIT,
             max_output: OUTPUT_BUDGET,
+            only_matching: false,
+            exclude: None,
+            max_per_file: None,
+            max_tokens: None,
         }
     }
 }
@@ -145,6 +154,36 @@ impl GrepConfig {
         self
     }
 
+    /// Shows only the matched parts of each matching line, one per result line, in
+    /// content mode (ripgrep's `-o`); empty matches are not shown and context lines are
+    /// not either. By default, this is disabled.
+    pub fn only_matching(&mut self, yes: bool) -> &mut Self {
+        self.only_matching = yes;
+        self
+    }
+
+    /// A second regular expression: a matching line that it also matches is left out, in
+    /// every mode. By default, there is none.
+    pub fn exclude(&mut self, pattern: Option<&str>) -> &mut Self {
+        self.exclude = pattern.filter(|p| !p.is_empty()).map(str::to_string);
+        self
+    }
+
+    /// The most matching lines taken from one file (ripgrep's `-m`). By default, there
+    /// is no limit.
+    pub fn max_per_file(&mut self, n: Option<u64>) -> &mut Self {
+        self.max_per_file = n.map(|n| n.max(1));
+        self
+    }
+
+    /// The most tokens (o200k) of report in content mode: like [`GrepConfig::max_output`],
+    /// the report ends before the match that would take it past this. By default, there
+    /// is no token limit.
+    pub fn max_tokens(&mut self, tokens: Option<usize>) -> &mut Self {
+        self.max_tokens = tokens;
+        self
+    }
+
     /// The most bytes of results held while searching: more than the report can show, so
     /// that the report, not the search, decides where it ends.
     fn held_budget(&self) -> usize {
@@ -202,6 +241,13 @@ pub fn grep(
     cancel: &Cancel,
 ) -> Result<GrepOutcome> {
     let matcher = build_matcher(pattern, config)?;
+    let exclude = match &config.exclude {
+        Some(p) => Some(
+            build_matcher(p, config)
+                .map_err(|e| Error::new(ErrorKind::InvalidPattern, format!("exclude pattern: {}", e.message())))?,
+        ),
+        None => None,
+    };
     let start = walk::start(roots, base)?;
     let display_root = walk::real_or_self(display_root);
     let need = config.offset.saturating_add(config.limit) as u64;
@@ -212,7 +258,7 @@ pub fn grep(
             if cancel.is_cancelled() {
                 return;
             }
-            let hits = search_file(&mut searcher, &matcher, &path, config, need, cancel);
+            let hits = search_file(&mut searcher, &matcher, exclude.as_ref(), &path, config, need, cancel);
             collector.lock().unwrap().add(path, hits);
         }
     };
@@ -273,7 +319,7 @@ fn build_matcher(pattern: &str, config: &GrepConfig) -> Result<RegexMatcher> {
 }
 
 fn searcher(config: &GrepConfig) -> Searcher {
-    let context = config.mode == GrepMode::Content;
+    let context = config.mode == GrepMode::Content && !config.only_matching;
     SearcherBuilder::new()
         .line_terminator(LineTerminator::crlf())
         .line_number(true)
@@ -314,12 +360,13 @@ struct FileHits {
 fn search_file(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
+    exclude: Option<&RegexMatcher>,
     path: &Path,
     config: &GrepConfig,
     need: u64,
     cancel: &Cancel,
 ) -> FileHits {
-    let mut sink = FileSink { matcher, config, need, cancel, hits: FileHits::default() };
+    let mut sink = FileSink { matcher, exclude, config, need, cancel, hits: FileHits::default(), trail_until: None };
     // Opened without blocking and refused unless still a regular file: a file swapped for
     // a FIFO after the walk must not hang a worker.
     // A file gone, or now behind a link, is counted and not named: its name may come from
@@ -343,10 +390,14 @@ fn search_file(
 
 struct FileSink<'a> {
     matcher: &'a RegexMatcher,
+    exclude: Option<&'a RegexMatcher>,
     config: &'a GrepConfig,
     need: u64,
     cancel: &'a Cancel,
     hits: FileHits,
+    /// Once a file gave its most matches (`max_per_file`): the last line of the context
+    /// after the last one, shown as ripgrep's `-m` shows it; later lines end the file.
+    trail_until: Option<u64>,
 }
 
 impl FileSink<'_> {
@@ -354,6 +405,39 @@ impl FileSink<'_> {
         let (text, cut) = shown_line(self.matcher, bytes, is_match, self.config.max_columns);
         self.hits.bytes += text.len() + 16;
         self.hits.lines.push(Line { number, is_match, text, cut });
+    }
+
+    /// Whether a matching line is left out by the exclude pattern.
+    fn excluded(&self, line: &[u8]) -> bool {
+        self.exclude.is_some_and(|m| m.is_match(line).unwrap_or(false))
+    }
+
+    /// Whether this file has given all the matching lines it may (`max_per_file`).
+    fn file_full(&self) -> bool {
+        self.config.max_per_file.is_some_and(|max| self.hits.matches >= max)
+    }
+
+    /// The matched parts of a match's bytes, one result each (`-o`).
+    fn push_matches(&mut self, first: u64, bytes: &[u8]) {
+        let mut parts = Vec::new();
+        let _ = self.matcher.find_iter(bytes, |m| {
+            if !m.is_empty() {
+                parts.push(m);
+            }
+            true
+        });
+        for m in parts {
+            if self.hits.matches > self.need || self.file_full() {
+                return;
+            }
+            let number = first + memchr::memchr_iter(b'\n', &bytes[..m.start()]).count() as u64;
+            let text = String::from_utf8_lossy(&bytes[m]);
+            let text = text.trim_end_matches(['\n', '\r']);
+            let (shown, cut) = shown_line(self.matcher, text.as_bytes(), true, self.config.max_columns);
+            self.hits.bytes += shown.len() + 16;
+            self.hits.lines.push(Line { number, is_match: true, text: shown, cut });
+            self.hits.matches += 1;
+        }
     }
 }
 
@@ -363,6 +447,9 @@ impl Sink for FileSink<'_> {
     fn matched(&mut self, searcher: &Searcher, mat: &SinkMatch<'_>) -> std::result::Result<bool, std::io::Error> {
         if self.cancel.is_cancelled() {
             return Ok(false);
+        }
+        if self.exclude.is_some() && mat.lines().all(|line| self.excluded(line)) {
+            return Ok(true);
         }
         match self.config.mode {
             GrepMode::Files => {
@@ -381,26 +468,50 @@ impl Sink for FileSink<'_> {
                 } else {
                     1
                 };
-                return Ok(true);
+                return Ok(!self.file_full());
             }
             GrepMode::Content => {}
         }
         let first = mat.line_number().unwrap_or(0);
-        for (i, line) in mat.lines().enumerate() {
-            // One multiline match may span millions of lines: stop as soon as the page
-            // is full, or the file's text outgrows what a report can show.
-            if self.hits.matches > self.need || self.hits.bytes > self.config.held_budget() {
-                self.hits.stopped = true;
-                return Ok(false);
+        if let Some(until) = self.trail_until {
+            // Past the most matches: a matching line inside the trailing context is context.
+            for (i, line) in mat.lines().enumerate() {
+                if first + i as u64 > until {
+                    return Ok(false);
+                }
+                self.push(first + i as u64, false, line);
             }
-            self.push(first + i as u64, true, line);
-            self.hits.matches += 1;
+            return Ok(true);
+        }
+        if self.config.only_matching {
+            self.push_matches(first, mat.bytes());
+        } else {
+            for (i, line) in mat.lines().enumerate() {
+                // One multiline match may span millions of lines: stop as soon as the page
+                // is full, or the file's text outgrows what a report can show.
+                if self.hits.matches > self.need || self.hits.bytes > self.config.held_budget() {
+                    self.hits.stopped = true;
+                    return Ok(false);
+                }
+                if self.excluded(line) || self.file_full() {
+                    continue;
+                }
+                self.push(first + i as u64, true, line);
+                self.hits.matches += 1;
+            }
         }
         if self.hits.matches > self.need || self.hits.bytes > self.config.held_budget() {
             self.hits.stopped = true;
             return Ok(false);
         }
-        Ok(true)
+        // A file that gave its most matching lines ends after the context that follows
+        // the last, with nothing left out of what was asked for.
+        if self.file_full() && self.config.mode == GrepMode::Content {
+            let last = self.hits.lines.last().map_or(first, |l| l.number);
+            self.trail_until = Some(last + self.config.after as u64);
+            return Ok(self.config.after > 0 && !self.config.only_matching);
+        }
+        Ok(!self.file_full())
     }
 
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> std::result::Result<bool, std::io::Error> {
@@ -408,7 +519,11 @@ impl Sink for FileSink<'_> {
             self.hits.stopped = true;
             return Ok(false);
         }
-        self.push(context.line_number().unwrap_or(0), false, context.bytes());
+        let number = context.line_number().unwrap_or(0);
+        if self.trail_until.is_some_and(|until| number > until) {
+            return Ok(false);
+        }
+        self.push(number, false, context.bytes());
         Ok(!self.cancel.is_cancelled())
     }
 
@@ -564,7 +679,8 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
         }
         return out;
     }
-    let context = config.before > 0 || config.after > 0;
+    let context = (config.before > 0 || config.after > 0) && !config.only_matching;
+    let mut tokens = 0usize;
     let mut seen = 0u64;
     let mut printed_any = false;
     for (path, hits) in c.files.values() {
@@ -622,15 +738,26 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
                 break;
             }
             let gap = last.is_none_or(|n| line.number != n + 1);
-            if context && printed_any && gap {
-                out.text.push_str("--\n");
-            }
             let sep = if line.is_match { ':' } else { '-' };
-            if config.line_numbers {
-                let _ = writeln!(out.text, "{shown}{sep}{}{sep}{}", line.number, line.text);
-            } else {
-                let _ = writeln!(out.text, "{shown}{sep}{}", line.text);
+            let mut row = String::new();
+            if context && printed_any && gap {
+                row.push_str("--\n");
             }
+            if config.line_numbers {
+                let _ = writeln!(row, "{shown}{sep}{}{sep}{}", line.number, line.text);
+            } else {
+                let _ = writeln!(row, "{shown}{sep}{}", line.text);
+            }
+            // Past the token budget too: counted a line at a time (a token never spans a newline here).
+            if let Some(max) = config.max_tokens {
+                let cost = count_tokens(&row);
+                if line.is_match && tokens + cost > max {
+                    full = true;
+                    break;
+                }
+                tokens += cost;
+            }
+            out.text.push_str(&row);
             out.cut_lines += line.cut as usize;
             rendered += line.is_match as u64;
             last = Some(line.number);
@@ -660,6 +787,81 @@ mod tests {
         let mut config = GrepConfig::default();
         setup(&mut config);
         grep(&roots, dir, dir, pattern, &config, &Cancel::new())
+    }
+
+    #[test]
+    fn only_matching_shows_each_match_on_its_own_line() {
+        let dir = tree(&[("a.txt", "id=1 id=22\nnone\nx id=333\n")]);
+        let out = run(&dir, r"id=\d+", |c| {
+            c.only_matching(true).before(2);
+        })
+        .unwrap();
+        assert_eq!(out.text, "a.txt:1:id=1\na.txt:1:id=22\na.txt:3:id=333\n");
+        assert_eq!(out.shown, 3);
+        let page = run(&dir, r"id=\d+", |c| {
+            c.only_matching(true).offset(1).limit(1);
+        })
+        .unwrap();
+        assert_eq!((page.text.as_str(), page.truncated), ("a.txt:1:id=22\n", true));
+    }
+
+    #[test]
+    fn exclude_leaves_out_lines_in_every_mode() {
+        let dir = tree(&[("a.txt", "err one\nerr skip\nerr two\n"), ("b.txt", "err skip\n")]);
+        let exclude = |c: &mut GrepConfig| {
+            c.exclude(Some("skip"));
+        };
+        assert_eq!(run(&dir, "err", exclude).unwrap().text, "a.txt:1:err one\na.txt:3:err two\n");
+        let files = run(&dir, "err", |c| {
+            c.exclude(Some("skip")).mode(GrepMode::Files);
+        })
+        .unwrap();
+        assert_eq!(files.text, "a.txt\n");
+        let counts = run(&dir, "err", |c| {
+            c.exclude(Some("skip")).mode(GrepMode::Count);
+        })
+        .unwrap();
+        assert_eq!(counts.text, "a.txt:2\n");
+        let bad = run(&dir, "err", |c| {
+            c.exclude(Some("("));
+        })
+        .unwrap_err();
+        assert_eq!(bad.kind(), ErrorKind::InvalidPattern);
+        assert!(bad.message().starts_with("exclude pattern:"), "{bad}");
+    }
+
+    #[test]
+    fn the_token_budget_ends_the_report_before_a_match() {
+        let body: String = (0..200).map(|i| format!("match line number {i} with some words\n")).collect();
+        let dir = tree(&[("a.txt", &body)]);
+        let out = run(&dir, "match", |c| {
+            c.max_tokens(Some(300));
+        })
+        .unwrap();
+        assert!(out.truncated && out.budget_reached);
+        assert!(out.shown > 5 && out.shown < 200, "{}", out.shown);
+        assert!(count_tokens(&out.text) <= 300, "{}", count_tokens(&out.text));
+    }
+
+    #[test]
+    fn max_per_file_stops_each_file_without_truncating() {
+        let dir = tree(&[("a.txt", "x\nx\nx\n"), ("b.txt", "x\nx\n")]);
+        let out = run(&dir, "x", |c| {
+            c.max_per_file(Some(1));
+        })
+        .unwrap();
+        assert_eq!((out.text.as_str(), out.truncated), ("a.txt:1:x\nb.txt:1:x\n", false));
+        let counts = run(&dir, "x", |c| {
+            c.max_per_file(Some(2)).mode(GrepMode::Count);
+        })
+        .unwrap();
+        assert_eq!(counts.text, "a.txt:2\nb.txt:2\n");
+        // As `rg -m 1 -A 1`: the context after the last match taken, a match in it as context.
+        let trail = run(&dir, "x", |c| {
+            c.max_per_file(Some(1)).after(1);
+        })
+        .unwrap();
+        assert_eq!(trail.text, "a.txt:1:x\na.txt-2-x\n--\nb.txt:1:x\nb.txt-2-x\n");
     }
 
     #[test]

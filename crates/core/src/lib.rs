@@ -38,7 +38,10 @@
 //! ([`Expect`]: size and content hash, so a touch is not a change and a same-size
 //! rewrite is), decodes text in its own encoding ([`decode`]: UTF-8 with or without a
 //! BOM, UTF-16 with one; anything that would not round-trip is refused), applies
-//! [`apply_edit`], and renames a flushed temp file over the target.
+//! [`apply_edit`], and renames a flushed temp file over the target. [`apply_patch`]
+//! changes several files at once with a V4A patch (Codex's format, [`parse_patch`]):
+//! every new version is computed and staged before any file changes, and then all of them
+//! land or none does ([`commit_files`], which also undoes a patch).
 //!
 //! The searches walk a tree as ripgrep does, in parallel, with its ignore rules:
 //! [`glob_files`] lists paths, [`grep`] searches contents with ripgrep's own searcher, and
@@ -76,7 +79,10 @@ mod image;
 mod index;
 #[cfg(target_os = "linux")]
 mod landlock;
+mod list;
+mod notebook;
 mod page;
+mod patch;
 mod pdf;
 mod rank;
 mod read;
@@ -91,7 +97,9 @@ mod write;
 
 pub use crate::cancel::Cancel;
 pub use crate::confine::{open_regular, Opened, Roots};
-pub use crate::edit::{apply_edit, snippet, unified_diff, Candidate, EditFailure, EditSpec, Edited, Rung};
+pub use crate::edit::{
+    apply_edit, insert_lines, snippet, unified_diff, Candidate, EditFailure, EditSpec, Edited, Rung,
+};
 pub use crate::error::{Error, ErrorKind, Result};
 pub use crate::glob::{glob_files, GlobConfig, GlobOrder, GlobOutcome};
 pub use crate::grep::{grep, GrepConfig, GrepMode, GrepOutcome};
@@ -100,7 +108,17 @@ pub use crate::image::{shape_image, ImageConfig, ShapedImage};
 pub use crate::index::IndexCache;
 #[cfg(target_os = "linux")]
 pub use crate::landlock::{landlock_abi, set_host_dumpable, Confinement};
+pub use crate::list::{list_directory, Entry, EntryKind, ListConfig, Listing};
+pub use crate::notebook::{
+    apply_cell_edit, edit_notebook, read_notebook, CellEdit, CellEditMode, CellEdited, CellView, NotebookConfig,
+    NotebookPage, OutputView,
+};
 pub use crate::page::{group, page, LineStyle, Page, PageConfig};
+pub use crate::patch::{
+    apply_patch, commit_files, parse_patch, remove_empty_folders, Action, Changed, Chunk, ChunkLine, CommitFailure,
+    FileChange, FileResult, Fuzz, HunkMiss, LineKind, OnDisk, OpSummary, OpTarget, ParseError, Patch, PatchConfig,
+    PatchFailure, PatchOp, PatchOutcome,
+};
 pub use crate::pdf::{extract as extract_pdf, PdfPage, PdfPages, PdfRequest, PdfText};
 pub use crate::rank::{rank, rank_folder, CodeIndex, RankConfig, RankFile, RankHit, RankOutcome};
 pub use crate::read::{read_file, read_file_cached, Content, ReadConfig, ReadOutcome};
@@ -110,5 +128,6 @@ pub use crate::spawn::{spawn, spawn_confined, wait, Exit, Spawned};
 pub use crate::tokens::{count_tokens, lines_within};
 pub use crate::walk::{search_folder, WalkConfig};
 pub use crate::write::{
-    decode, edit_file, encode, remove_file, write_file, EditOutcome, Expect, Payload, Target, WriteConfig, Written,
+    decode, edit_file, encode, insert_into_file, remove_file, write_file, EditOutcome, Expect, Payload, Target,
+    WriteConfig, Written,
 };

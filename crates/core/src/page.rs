@@ -19,6 +19,10 @@ pub enum LineStyle {
     CatN,
     /// `N: text`, as Revka shows it.
     Colon,
+    /// The number without padding, a tab, the line: Claude Code's Read today.
+    Compact,
+    /// The line alone, as gemini-cli's read_file shows it.
+    Plain,
 }
 
 /// What page of a text file to produce. Built with setters; see each for its default.
@@ -331,6 +335,8 @@ impl<'a> Pager<'a> {
         let _ = match self.config.style {
             LineStyle::CatN => write!(out, "{n:>6}\t{shown}"),
             LineStyle::Colon => write!(out, "{n}: {shown}"),
+            LineStyle::Compact => write!(out, "{n}\t{shown}"),
+            LineStyle::Plain => write!(out, "{shown}"),
         };
         if cut_chars > 0 {
             self.page.cut_lines += 1;
@@ -537,6 +543,18 @@ mod tests {
         cfg.style(LineStyle::Colon);
         let p = page(&b"a\nb\n"[..], TextEncoding::Utf8, &cfg, &Cancel::new()).unwrap();
         assert_eq!(p.text, "1: a\n2: b\n");
+    }
+
+    #[test]
+    fn compact_and_plain_styles() {
+        let mut cfg = PageConfig::default();
+        cfg.style(LineStyle::Compact).offset(9).limit(3).max_line_chars(3);
+        let input = "x\n".repeat(8) + "nine\nten\n";
+        let p = page(input.as_bytes(), TextEncoding::Utf8, &cfg, &Cancel::new()).unwrap();
+        assert_eq!(p.text, "9\tnin … [line cut: 1 more characters]\n10\tten\n");
+        cfg.style(LineStyle::Plain);
+        let p = page(input.as_bytes(), TextEncoding::Utf8, &cfg, &Cancel::new()).unwrap();
+        assert_eq!(p.text, "nin … [line cut: 1 more characters]\nten\n");
     }
 
     #[test]

@@ -189,7 +189,12 @@ pub fn read_file_cached(
     let mut head = vec![0u8; SNIFF_BYTES];
     let n = read_up_to(&mut file, &mut head).map_err(with_path)?;
     head.truncate(n);
-    let kind = sniff(&head);
+    let mut kind = sniff(&head);
+    // Where a PDF is expected, one with junk before its header, or none, is still read as one.
+    let named_pdf = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pdf"));
+    if kind != Kind::Pdf && (config.pdf_only || named_pdf) && crate::pdf::looks_like_pdf(&head) {
+        kind = Kind::Pdf;
+    }
     if config.pdf_only && kind != Kind::Pdf {
         let what = match kind {
             Kind::Text(_) => "text",

@@ -685,7 +685,7 @@ mod tests {
             my $lim = "\0" x 16; print syscall({prlimit}, {host}, 7, 0, $lim) >= 0 ? "host prlimit ok\n" : "host prlimit: $!\n";
             print syscall({prlimit}, 0, 7, 0, $lim) >= 0 ? "own prlimit ok\n" : "own prlimit: $!\n";
             print syscall({setpriority}, 0, {host}, 5) >= 0 ? "host priority ok\n" : "host priority: $!\n";
-            print syscall({setpriority}, 0, 0, 1) >= 0 ? "own priority ok\n" : "own priority: $!\n";'; timeout 5 true && echo timeout-ok"#,
+            print syscall({setpriority}, 0, 0, 19) >= 0 ? "own priority ok\n" : "own priority: $!\n";'; timeout 5 true && echo timeout-ok"#,
             msgget = libc::SYS_msgget,
             shmget = libc::SYS_shmget,
             prlimit = libc::SYS_prlimit64,

@@ -223,7 +223,7 @@ where
 /// through the link, the walker's own look takes the root for a file, and its stack of
 /// ignore rules ends one short. Nothing of the walk is shown then: the caller gets this
 /// error, whose message the race test of `__test__/escape.test.ts` expects.
-fn unwound<T>(step: impl FnOnce() -> T) -> Result<T> {
+pub(crate) fn unwound<T>(step: impl FnOnce() -> T) -> Result<T> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(step))
         .map_err(|_| Error::new(ErrorKind::Io, "the folder was replaced while it was being searched; search again"))
 }
@@ -306,7 +306,7 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
 }
 
 /// The walker of ripgrep's rules for `dir`: see [`WalkConfig`].
-fn builder(dir: &Path, config: &WalkConfig, filter: &Filter) -> WalkBuilder {
+pub(crate) fn builder(dir: &Path, config: &WalkConfig, filter: &Filter) -> WalkBuilder {
     let mut builder = WalkBuilder::new(dir);
     let respect = !config.include_ignored;
     builder

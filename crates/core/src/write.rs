@@ -11,7 +11,7 @@ use std::time::UNIX_EPOCH;
 use crate::cancel::Cancel;
 use crate::confine::{blocked, check_malformed, follow_links, is_stream_alias, Roots};
 use crate::dir::{Dir, Made, Stat};
-use crate::edit::{apply_edit, EditFailure, EditSpec, Edited};
+use crate::edit::{apply_edit, insert_lines, EditFailure, EditSpec, Edited};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::hash_bytes;
 use crate::page::group;
@@ -135,6 +135,11 @@ impl WriteConfig {
         self
     }
 
+    /// What the write expects to find (see [`WriteConfig::expect`]).
+    pub fn expected(&self) -> Expect {
+        self.expect
+    }
+
     /// Whether the real path may lie outside the roots (the caller has decided it may).
     /// By default, this is disabled.
     pub fn allow_outside(&mut self, yes: bool) -> &mut Self {
@@ -206,6 +211,23 @@ fn resolve(roots: &Roots, path: &Path, config: &WriteConfig) -> Result<Target> {
         .with_path(path));
     }
     Ok(target)
+}
+
+/// A file about to change as part of a larger change: where it lands, and the bytes and
+/// metadata there now (None: no file). Reading it resolves the path and checks it against
+/// `config` as [`write_file`] does.
+pub(crate) struct Prepared {
+    pub place: Place,
+    pub current: Option<(Vec<u8>, Metadata)>,
+}
+
+/// Resolves `path`, reads what is there and checks it against `config`'s expectation.
+pub(crate) fn prepare(roots: &Roots, path: &Path, config: &WriteConfig) -> Result<Prepared> {
+    let target = resolve(roots, path, config)?;
+    let place = Place::of(&target, path)?;
+    let current = read_current(&place, path, config.max_bytes, true)?;
+    check_expectation(config.expect, current.as_ref(), path)?;
+    Ok(Prepared { place, current })
 }
 
 /// Writes `payload` to `path` atomically: the real target is resolved, the current file
@@ -288,6 +310,31 @@ pub fn edit_file(
     config: &WriteConfig,
     cancel: &Cancel,
 ) -> Result<EditOutcome> {
+    change_text(roots, source, path, config, cancel, &|text| apply_edit(text, spec))
+}
+
+/// Inserts `new` as whole lines after line `after` (0: at the start) of the file at
+/// `path` ([`insert_lines`]), with the checks and the atomic write of [`edit_file`].
+pub fn insert_into_file(
+    roots: &Roots,
+    path: &Path,
+    after: usize,
+    new: &str,
+    config: &WriteConfig,
+    cancel: &Cancel,
+) -> Result<EditOutcome> {
+    change_text(roots, path, path, config, cancel, &|text| insert_lines(text, after, new))
+}
+
+/// A change of a file's text computed by `change` (see [`edit_file`]).
+fn change_text(
+    roots: &Roots,
+    source: &Path,
+    path: &Path,
+    config: &WriteConfig,
+    cancel: &Cancel,
+    change: &dyn Fn(&str) -> std::result::Result<Edited, EditFailure>,
+) -> Result<EditOutcome> {
     let from = resolve(roots, source, config)?;
     let from = Place::of(&from, source)?;
     let current = read_current(&from, source, config.max_bytes, source == path)?;
@@ -297,7 +344,7 @@ pub fn edit_file(
         None => (String::new(), TextEncoding::Utf8),
     };
     cancel.check()?;
-    let edit = match apply_edit(&before, spec) {
+    let edit = match change(&before) {
         Ok(edit) => edit,
         Err(failure) => return Ok(EditOutcome::Failed(failure)),
     };
@@ -353,7 +400,7 @@ pub fn remove_file(roots: &Roots, path: &Path, expect: Expect, allow_outside: bo
 
 /// Where a change lands: the real path's folder, held open when it exists ([`Dir`]), and
 /// the name in it. Everything the change does to the file goes through the held folder.
-struct Place {
+pub(crate) struct Place {
     folder: PathBuf,
     name: std::ffi::OsString,
     dir: Option<Dir>,
@@ -362,7 +409,12 @@ struct Place {
 }
 
 impl Place {
-    fn of(target: &Target, path: &Path) -> Result<Place> {
+    /// Whether the folder exists now (a change into it makes no folder).
+    pub(crate) fn has_folder(&self) -> bool {
+        self.dir.is_some()
+    }
+
+    pub(crate) fn of(target: &Target, path: &Path) -> Result<Place> {
         let (Some(folder), Some(name)) = (target.real.parent(), target.real.file_name()) else {
             return Err(Error::new(ErrorKind::InvalidPath, "has no parent folder").with_path(path));
         };
@@ -527,22 +579,22 @@ fn check_expectation(expect: Expect, current: Option<&(Vec<u8>, Metadata)>, path
 
 /// What a new version carries over from the file it replaces (or is copied from).
 #[derive(Default)]
-struct Carry<'a> {
+pub(crate) struct Carry<'a> {
     /// The permissions to give it (None: a new file's default).
-    permissions: Option<std::fs::Permissions>,
+    pub permissions: Option<std::fs::Permissions>,
     /// The file whose owner and group it should keep.
-    owner: Option<&'a Metadata>,
+    pub owner: Option<&'a Metadata>,
 }
 
 /// How a change lands on a file that is there: the bytes it was made from (and their
 /// metadata), and whether the file must still be exactly that when the change lands.
 #[derive(Clone, Copy)]
-struct Replacing<'a> {
-    before: &'a Metadata,
-    read: &'a [u8],
+pub(crate) struct Replacing<'a> {
+    pub before: &'a Metadata,
+    pub read: &'a [u8],
     /// Whether the last look is taken: always for an edit (made from the bytes read); for
     /// a write only when the caller expects a version ([`Expect::Any`] means anything).
-    look: bool,
+    pub look: bool,
 }
 
 /// Writes `bytes` to a temp file beside the place's file (private until it has its final
@@ -556,11 +608,43 @@ struct Replacing<'a> {
 /// the path swapped for a link meanwhile can neither redirect the write nor strand a temp
 /// file outside. On failure `real` is untouched and nothing new is left.
 fn replace_atomically(
-    mut place: Place,
+    place: Place,
     bytes: &[u8],
     carry: Carry<'_>,
     replacing: Option<Replacing<'_>>,
 ) -> Result<Written> {
+    stage(place, bytes, carry)?.install(replacing, true).map(|installed| installed.written)
+}
+
+/// A new version of a file written and flushed to a temp file beside it, not yet in
+/// place: [`Staged::install`] moves it in, [`Staged::discard`] takes it away. A change of
+/// several files that must land together (a patch) stages every file first, so that a
+/// full disk or any other write error is met before any file has changed.
+pub(crate) struct Staged {
+    place: Place,
+    temp: std::ffi::OsString,
+    /// The temp file's metadata: the new version, recognized by it once it is in place.
+    ours: Metadata,
+    /// The folders made for it.
+    made: Made,
+    size: u64,
+    hash: u128,
+}
+
+/// A staged version moved into place ([`Staged::install`]).
+pub(crate) struct Installed {
+    /// What is on disk now.
+    pub written: Written,
+    /// The new file's metadata (an undo recognizes it by this).
+    pub ours: Metadata,
+    /// The folders made for it, which an undo of a creation removes.
+    pub made: Made,
+}
+
+/// Writes `bytes` to a new temp file beside the place's file (private until it has its
+/// final mode, with the owner and permissions `carry` gives) and flushes it. On failure
+/// nothing is left: no temp file, no folder made for it.
+pub(crate) fn stage(mut place: Place, bytes: &[u8], carry: Carry<'_>) -> Result<Staged> {
     let mut made = place.hold()?;
     let (temp, mut file) = loop {
         match place.dir.as_ref().expect("held").create_temp(&place.name, carry.permissions.is_some()) {
@@ -578,8 +662,7 @@ fn replace_atomically(
             }
         }
     };
-    let (dir, name) = (place.dir.as_ref().expect("held"), place.name.as_os_str());
-    let result = (|| -> Result<()> {
+    let written = (|| -> Result<Metadata> {
         if let Some(meta) = carry.owner {
             keep_owner(&file, meta);
         }
@@ -589,34 +672,97 @@ fn replace_atomically(
             file.set_permissions(permissions).map_err(Error::io)?;
         }
         file.sync_all().map_err(Error::io)?;
-        match replacing {
-            Some(replacing) if replacing.look => {
-                let ours = file.metadata().map_err(Error::io)?;
-                let turn = dir.lock()?;
-                swap_into_place(dir, &temp, name, &ours, replacing.before, replacing.read, turn.held())?;
-            }
-            Some(_) => dir.rename(&temp, name).map_err(Error::io)?,
-            None => place_new(dir, &temp, name)?,
-        }
-        dir.sync();
-        Ok(())
+        file.metadata().map_err(Error::io)
     })();
-    if let Err(e) = result {
-        let _ = dir.remove(&temp);
-        made.undo();
-        return Err(e);
+    match written {
+        Ok(ours) => Ok(Staged { place, temp, ours, made, size: bytes.len() as u64, hash: hash_bytes(bytes) }),
+        Err(e) => {
+            let _ = place.dir.as_ref().expect("held").remove(&temp);
+            made.undo();
+            Err(e)
+        }
     }
-    let mtime_ms = dir.stat(name).map_err(Error::io)?.mtime_ms();
-    Ok(Written {
-        real: place.folder.join(name),
-        created: replacing.is_none(),
-        size: bytes.len() as u64,
-        mtime_ms,
-        hash: hash_bytes(bytes),
-        total_lines: 0,
-        encoding: TextEncoding::Utf8,
-        previous: None,
-    })
+}
+
+impl Staged {
+    /// Moves the staged version into place, over `replacing` (see [`replace_atomically`]),
+    /// and, if `sync`, flushes the folder (a change of several files flushes each folder
+    /// once, after the last rename in it: [`sync_folder`]). On failure the temp file and
+    /// the folders made for it are removed and the file is as it was.
+    pub(crate) fn install(self, replacing: Option<Replacing<'_>>, sync: bool) -> Result<Installed> {
+        let Staged { place, temp, ours, made, size, hash } = self;
+        let (dir, name) = (place.dir.as_ref().expect("held"), place.name.as_os_str());
+        #[cfg(test)]
+        if let Some(e) = tests::injected_install_failure() {
+            let _ = dir.remove(&temp);
+            made.undo();
+            return Err(e);
+        }
+        let result = (|| -> Result<()> {
+            match replacing {
+                Some(replacing) if replacing.look => {
+                    let turn = dir.lock()?;
+                    swap_into_place(dir, &temp, name, &ours, replacing.before, replacing.read, turn.held())?;
+                }
+                Some(_) => dir.rename(&temp, name).map_err(Error::io)?,
+                None => place_new(dir, &temp, name)?,
+            }
+            if sync {
+                dir.sync();
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            let _ = dir.remove(&temp);
+            made.undo();
+            return Err(e);
+        }
+        let mtime_ms = dir.stat(name).map_err(Error::io)?.mtime_ms();
+        let written = Written {
+            real: place.folder.join(name),
+            created: replacing.is_none(),
+            size,
+            mtime_ms,
+            hash,
+            total_lines: 0,
+            encoding: TextEncoding::Utf8,
+            previous: None,
+        };
+        Ok(Installed { written, ours, made })
+    }
+
+    /// Removes the staged version and the folders made for it.
+    pub(crate) fn discard(self) {
+        if let Some(dir) = self.place.dir.as_ref() {
+            let _ = dir.remove(&self.temp);
+        }
+        self.made.undo();
+    }
+}
+
+/// Removes the place's file if it is still the version read (`before`, with the bytes
+/// `read`), in the folder's turn; otherwise [`ErrorKind::Stale`] and the file stays. The
+/// folder is flushed after if `sync`.
+pub(crate) fn remove_if_unchanged(place: &Place, before: &Metadata, read: &[u8], sync: bool) -> Result<()> {
+    let Some(dir) = place.dir.as_ref() else {
+        return Err(Error::new(ErrorKind::Stale, "was deleted while it was being changed"));
+    };
+    let _turn = dir.lock()?;
+    if last_look(dir, &place.name, before, read)?.is_none() {
+        return Err(Error::new(ErrorKind::Stale, "was modified while it was being changed"));
+    }
+    dir.remove(&place.name).map_err(Error::io)?;
+    if sync {
+        dir.sync();
+    }
+    Ok(())
+}
+
+/// Flushes a folder's entries to disk (best effort), so the renames in it survive a power cut.
+pub(crate) fn sync_folder(folder: &Path) {
+    if let Ok(dir) = Dir::open(folder) {
+        dir.sync();
+    }
 }
 
 /// Moves the finished temp file over `name` if `name` is still the file read (`before`,
@@ -797,6 +943,12 @@ fn libc_enotdir() -> i32 {
 
 fn mtime_ms(meta: &Metadata) -> f64 {
     meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+/// Makes the `n`th install of this thread from now fail (tests of changes that must be put back).
+#[cfg(test)]
+pub(crate) fn fail_install(n: u32) {
+    tests::FAIL_INSTALL.with(|left| left.set(n));
 }
 
 #[cfg(test)]
@@ -1005,6 +1157,27 @@ mod tests {
         assert_eq!(err.kind(), ErrorKind::Exists);
         assert_eq!(std::fs::read(&p).unwrap(), b"theirs");
         assert!(temps(&dir).is_empty());
+    }
+
+    std::thread_local! {
+        /// Installs of this thread left before one fails (0: none fails), for the tests
+        /// of changes of several files that must be put back.
+        pub(super) static FAIL_INSTALL: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    }
+
+    /// The failure injected into this install, if its turn has come.
+    pub(super) fn injected_install_failure() -> Option<Error> {
+        FAIL_INSTALL.with(|left| match left.get() {
+            0 => None,
+            1 => {
+                left.set(0);
+                Some(Error::new(ErrorKind::Io, "injected install failure"))
+            }
+            n => {
+                left.set(n - 1);
+                None
+            }
+        })
     }
 
     std::thread_local! {

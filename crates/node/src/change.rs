@@ -155,9 +155,9 @@ pub struct LineCandidate {
 /// Why an edit was not made.
 #[napi(object)]
 pub struct EditFailureInfo {
-    /// NO_CHANGE, FILE_EXISTS, STRING_NOT_FOUND or AMBIGUOUS_MATCH.
+    /// NO_CHANGE, FILE_EXISTS, STRING_NOT_FOUND, AMBIGUOUS_MATCH or LINE_OUT_OF_RANGE.
     pub code: String,
-    /// AMBIGUOUS_MATCH: how many times old_string occurs.
+    /// AMBIGUOUS_MATCH: how many times old_string occurs; LINE_OUT_OF_RANGE: the lines the file has.
     pub count: Option<u32>,
     /// AMBIGUOUS_MATCH: the rung that found the occurrences.
     pub matched_by: Option<String>,
@@ -184,7 +184,7 @@ pub struct EditResult {
     pub failure: Option<EditFailureInfo>,
 }
 
-fn expectation(absent: Option<bool>, size: Option<f64>, hash: Option<&str>) -> Result<core::Expect> {
+pub(crate) fn expectation(absent: Option<bool>, size: Option<f64>, hash: Option<&str>) -> Result<core::Expect> {
     if absent == Some(true) {
         return Ok(core::Expect::Absent);
     }
@@ -213,6 +213,10 @@ fn failure_info(failure: core::EditFailure) -> EditFailureInfo {
             info.code = "AMBIGUOUS_MATCH".into();
             info.count = Some(count as u32);
             info.matched_by = Some(rung.name().into());
+        }
+        core::EditFailure::LineOutOfRange { lines } => {
+            info.code = "LINE_OUT_OF_RANGE".into();
+            info.count = Some(lines as u32);
         }
     }
     info
@@ -301,42 +305,42 @@ impl Workspace {
             let source = PathBuf::from(&options.source);
             let path = PathBuf::from(&options.path);
             let out = core::edit_file(&roots, &source, &path, &spec, &config, &cancel)?;
-            Ok(match out {
-                core::EditOutcome::Failed(failure) => EditResult {
-                    written: None,
-                    matched_by: None,
-                    count: None,
-                    snippet: None,
-                    diff: None,
-                    first_line: None,
-                    failure: Some(failure_info(failure)),
-                },
-                core::EditOutcome::Done { written, edit, before, first_line } => EditResult {
-                    snippet: Some(core::snippet(&edit.text, &edit.spans, 4, snippet_lines)),
-                    diff: Some(cap_bytes(core::unified_diff(
-                        &before,
-                        &edit.text,
-                        &edit.spans,
-                        &options.label,
-                        3,
-                        diff_lines,
-                    ))),
-                    matched_by: Some(edit.rung.name().into()),
-                    count: Some(edit.count as u32),
-                    first_line: Some(first_line as u32),
-                    written: Some(WriteResult::from(written)),
-                    failure: None,
-                },
-            })
+            Ok(EditResult::of(out, &options.label, snippet_lines, diff_lines))
         });
         Ok(())
+    }
+}
+
+impl EditResult {
+    /// The reply of an edit's outcome: a snippet and a diff of the change, or the failure.
+    pub(crate) fn of(out: core::EditOutcome, label: &str, snippet_lines: usize, diff_lines: usize) -> EditResult {
+        match out {
+            core::EditOutcome::Failed(failure) => EditResult {
+                written: None,
+                matched_by: None,
+                count: None,
+                snippet: None,
+                diff: None,
+                first_line: None,
+                failure: Some(failure_info(failure)),
+            },
+            core::EditOutcome::Done { written, edit, before, first_line } => EditResult {
+                snippet: Some(core::snippet(&edit.text, &edit.spans, 4, snippet_lines)),
+                diff: Some(cap_bytes(core::unified_diff(&before, &edit.text, &edit.spans, label, 3, diff_lines))),
+                matched_by: Some(edit.rung.name().into()),
+                count: Some(edit.count as u32),
+                first_line: Some(first_line as u32),
+                written: Some(WriteResult::from(written)),
+                failure: None,
+            },
+        }
     }
 }
 
 /// Most bytes of a diff sent back: a minified one-line file would otherwise make a huge one.
 const DIFF_BYTES: usize = 256 * 1024;
 
-fn cap_bytes(mut diff: String) -> String {
+pub(crate) fn cap_bytes(mut diff: String) -> String {
     if diff.len() > DIFF_BYTES {
         let mut cut = DIFF_BYTES;
         while !diff.is_char_boundary(cut) {

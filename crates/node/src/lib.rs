@@ -20,10 +20,21 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
 mod change;
+mod list;
+mod notebook;
+mod patch;
 mod process;
 mod search;
 pub use change::{
     ChangeChecks, EditFailureInfo, EditOptions, EditResult, LineCandidate, TargetResult, WriteOptions, WriteResult,
+};
+pub use list::{ListEntryInfo, ListOptions, ListResult};
+pub use notebook::{
+    NotebookCellInfo, NotebookEditOptions, NotebookEditResult, NotebookOptions, NotebookOutputInfo, NotebookResult,
+};
+pub use patch::{
+    ApplyPatchOptions, CommitFileOptions, InsertOptions, OnDiskInfo, PatchFailureInfo, PatchFileResult, PatchOpInfo,
+    PatchOpResult, PatchResult, PatchTargetOptions,
 };
 pub use process::{
     landlock_abi, native_spawn_available, set_host_dumpable, spawn_child, wait_child, ChildExit, ConfineOptions,
@@ -106,8 +117,10 @@ pub enum AnyReply {
     Target(Reply<TargetResult>),
     /// From `Workspace.write` and `Workspace.remove`.
     Written(Reply<WriteResult>),
-    /// From `Workspace.edit`.
+    /// From `Workspace.edit` and `Workspace.insert`.
     Edit(Reply<EditResult>),
+    /// From `Workspace.parsePatch`, `Workspace.applyPatch` and `Workspace.commitFiles`.
+    Patch(Reply<PatchResult>),
     /// From `Workspace.glob`.
     Glob(Reply<GlobResult>),
     /// From `Workspace.grep`.
@@ -118,6 +131,12 @@ pub enum AnyReply {
     Spawned(Reply<SpawnedChild>),
     /// From `waitChild`.
     Exited(Reply<ChildExit>),
+    /// From `Workspace.readNotebook`.
+    Notebook(Reply<NotebookResult>),
+    /// From `Workspace.editNotebook`.
+    NotebookEdit(Reply<NotebookEditResult>),
+    /// From `Workspace.list`.
+    Listing(Reply<ListResult>),
 }
 
 impl ToNapiValue for AnyReply {
@@ -129,11 +148,15 @@ impl ToNapiValue for AnyReply {
             AnyReply::Target(r) => Reply::to_napi_value(env, r),
             AnyReply::Written(r) => Reply::to_napi_value(env, r),
             AnyReply::Edit(r) => Reply::to_napi_value(env, r),
+            AnyReply::Patch(r) => Reply::to_napi_value(env, r),
             AnyReply::Glob(r) => Reply::to_napi_value(env, r),
             AnyReply::Grep(r) => Reply::to_napi_value(env, r),
             AnyReply::Rank(r) => Reply::to_napi_value(env, r),
             AnyReply::Spawned(r) => Reply::to_napi_value(env, r),
             AnyReply::Exited(r) => Reply::to_napi_value(env, r),
+            AnyReply::Notebook(r) => Reply::to_napi_value(env, r),
+            AnyReply::NotebookEdit(r) => Reply::to_napi_value(env, r),
+            AnyReply::Listing(r) => Reply::to_napi_value(env, r),
         }
     }
 }
@@ -238,6 +261,7 @@ pub fn code_of(kind: core::ErrorKind) -> &'static str {
         K::InvalidPattern | K::InvalidGlob => "INVALID_PATTERN",
         K::InvalidInput => "INVALID_INPUT",
         K::Pdf => "INVALID_PDF",
+        K::Notebook => "INVALID_NOTEBOOK",
         K::Timeout => "TIMEOUT",
         K::NoSpace => "NO_SPACE",
         _ => "IO_ERROR",
@@ -335,7 +359,7 @@ pub struct ReadOptions {
     pub limit: Option<f64>,
     /// Whether the caller gave a range (unranged reads are size-capped). @default false
     pub ranged: Option<bool>,
-    /// Line numbering: "cat-n" or "colon". @default "cat-n"
+    /// Line numbering: "cat-n", "colon", "compact" (`N<tab>`) or "none". @default "cat-n"
     pub style: Option<String>,
     /// Characters per line before a cut. @default 2000
     pub max_line_chars: Option<u32>,
@@ -362,6 +386,9 @@ pub struct ReadOptions {
     pub pdf_only: Option<bool>,
     /// PDF: give up with TIMEOUT after this many milliseconds. @default 30000
     pub pdf_time_limit_ms: Option<u32>,
+    /// PDF: stop interpreting once the pages hold this many characters (pdf_read's
+    /// max_chars); later pages are not read. Unset: no such limit.
+    pub pdf_max_chars: Option<u32>,
 }
 
 impl From<&ReadOptions> for core::ReadConfig {
@@ -378,9 +405,12 @@ impl From<&ReadOptions> for core::ReadConfig {
             if let Some(v) = o.max_line_chars {
                 page.max_line_chars(v as usize);
             }
-            if o.style.as_deref() == Some("colon") {
-                page.style(core::LineStyle::Colon);
-            }
+            page.style(match o.style.as_deref() {
+                Some("colon") => core::LineStyle::Colon,
+                Some("compact") => core::LineStyle::Compact,
+                Some("none") => core::LineStyle::Plain,
+                _ => core::LineStyle::CatN,
+            });
         }
         cfg.ranged(o.ranged.unwrap_or(false));
         if let Some(v) = o.max_unranged_bytes {
@@ -390,15 +420,7 @@ impl From<&ReadOptions> for core::ReadConfig {
         cfg.token_limit((limit > 0).then_some(limit));
         // Stop building a page long before it could be sent: no token is longer than 256 bytes.
         cfg.page().max_bytes(limit.max(25_000).saturating_mul(256));
-        if let Some(v) = o.image_max_edge {
-            cfg.image().max_edge(v);
-        }
-        if let Some(v) = o.image_max_bytes {
-            cfg.image().max_bytes(v as usize);
-        }
-        if let Some(v) = o.image_max_pixels {
-            cfg.image().max_pixels(v.max(1.0) as u64);
-        }
+        image_limits(cfg.image(), o.image_max_edge, o.image_max_bytes, o.image_max_pixels);
         if let Some(v) = o.pdf_max_bytes {
             cfg.max_pdf_bytes(v.max(0.0) as u64);
         }
@@ -412,7 +434,21 @@ impl From<&ReadOptions> for core::ReadConfig {
         if let Some(ms) = o.pdf_time_limit_ms {
             pdf.time_limit = std::time::Duration::from_millis(u64::from(ms.max(1)));
         }
+        pdf.max_chars = o.pdf_max_chars.map(|n| n as usize);
         cfg
+    }
+}
+
+/// Sets the image limits a caller gave (an edge in pixels, encoded bytes, decoded pixels).
+pub(crate) fn image_limits(image: &mut core::ImageConfig, edge: Option<u32>, bytes: Option<u32>, pixels: Option<f64>) {
+    if let Some(v) = edge {
+        image.max_edge(v);
+    }
+    if let Some(v) = bytes {
+        image.max_bytes(v as usize);
+    }
+    if let Some(v) = pixels {
+        image.max_pixels(v.max(1.0) as u64);
     }
 }
 
@@ -488,6 +524,9 @@ pub struct PdfResult {
     pub beyond: Vec<u32>,
     /// The text passed 64 MiB and the rest was dropped.
     pub cut: bool,
+    /// The text reached `pdfMaxChars`: the last page given is partial, later pages were
+    /// not read.
+    pub stopped: bool,
 }
 
 /// One page's text.
@@ -567,6 +606,7 @@ impl From<core::ReadOutcome> for ReadResult {
                     too_many: pdf.too_many,
                     beyond: pdf.beyond,
                     cut: pdf.cut,
+                    stopped: pdf.stopped,
                 });
             }
         }

@@ -93,6 +93,14 @@ pub struct GrepOptions {
     pub max_columns: Option<u32>,
     /// Bytes of report in content mode. @default 262144
     pub max_output: Option<f64>,
+    /// Only the matched parts of lines, one per result (content mode). @default false
+    pub only_matching: Option<bool>,
+    /// A regular expression: matching lines it also matches are left out.
+    pub exclude: Option<String>,
+    /// Most matching lines taken from one file. @default no limit
+    pub max_per_file: Option<u32>,
+    /// Tokens (o200k) of report in content mode. @default no limit
+    pub max_tokens: Option<u32>,
 }
 
 /// What a content search found.
@@ -184,7 +192,11 @@ impl Workspace {
             .offset(options.offset.unwrap_or(0) as usize)
             .line_numbers(options.line_numbers.unwrap_or(true))
             .max_columns(options.max_columns.unwrap_or(500) as usize)
-            .max_output(options.max_output.map_or(256 << 10, |b| b.max(0.0) as usize));
+            .max_output(options.max_output.map_or(256 << 10, |b| b.max(0.0) as usize))
+            .only_matching(options.only_matching.unwrap_or(false))
+            .exclude(options.exclude.as_deref())
+            .max_per_file(options.max_per_file.map(u64::from))
+            .max_tokens(options.max_tokens.map(|t| t as usize));
         let (base, display_root, pattern) =
             (PathBuf::from(options.path), PathBuf::from(options.display_root), options.pattern);
         run_on_search_pool(completer, id, AnyReply::Grep, move || {

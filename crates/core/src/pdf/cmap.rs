@@ -1,6 +1,8 @@
 //! CMaps: the code space that splits a string into character codes, the code → Unicode
 //! map of a `/ToUnicode` stream, and the code → CID map of an embedded `/Encoding` CMap.
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap;
 
 use super::lexer::{Lexer, Token};
@@ -20,8 +22,13 @@ const MAX_CID_RANGES: usize = 1 << 16;
 pub(crate) struct CMap {
     /// Code space ranges: byte length, low and high code.
     pub(crate) space: Vec<(u8, u32, u32)>,
-    /// Code → Unicode text (`bfchar`, `bfrange`).
+    /// Code → Unicode text (`bfchar`, and the `bfrange`s that list their texts).
     pub(crate) unicode: FxHashMap<u32, Box<str>>,
+    /// `bfrange`s whose text counts up from the first code's: (0, low, high, the first
+    /// code's text in UTF-16BE). Kept as ranges, so a range costs what its line does, not
+    /// what its codes would (see [`CMap::text_of`]).
+    pub(crate) unicode_ranges: Vec<(u8, u32, u32, Box<[u8]>)>,
+    unicode_reach: Vec<usize>,
     /// Code → CID (`cidchar`, `cidrange`), with the length of the code.
     pub(crate) cid: FxHashMap<(u8, u32), u32>,
     /// `cidrange`s too large to expand: (length, low, high, first CID).
@@ -31,7 +38,8 @@ pub(crate) struct CMap {
     reach: Vec<usize>,
     /// The CMap this one builds on (`usecmap`), by name.
     pub(crate) parent: Option<Vec<u8>>,
-    /// Code mappings made (`bfchar`, the codes of `bfrange`s, `cidchar`).
+    /// Code mappings made (`bfchar`, each code of a `bfrange` that lists its texts, each
+    /// other `bfrange` once, `cidchar`).
     pub(crate) entries: usize,
 }
 
@@ -123,15 +131,25 @@ impl CMap {
         }
         map.entries = entries;
         map.cid_ranges.sort_unstable();
-        let ranges = &map.cid_ranges;
-        for i in 0..ranges.len() {
-            let j = match map.reach.last() {
-                Some(&j) if ranges[j].0 == ranges[i].0 && ranges[j].2 >= ranges[i].2 => j,
-                _ => i,
-            };
-            map.reach.push(j);
-        }
+        map.reach = reach(&map.cid_ranges);
+        map.unicode_ranges.sort_by_key(|r| (r.0, r.1));
+        map.unicode_reach = reach(&map.unicode_ranges);
         map
+    }
+
+    /// The text of `code`: a `bfchar` (or listed `bfrange` entry), else a counting
+    /// `bfrange` (its first text with the last UTF-16 unit moved up).
+    pub(crate) fn text_of(&self, code: u32) -> Option<Cow<'_, str>> {
+        if let Some(t) = self.unicode.get(&code) {
+            return Some(Cow::Borrowed(t));
+        }
+        let (lo, dst) = find(&self.unicode_ranges, &self.unicode_reach, 0, code)?;
+        Some(Cow::Owned(utf16be(&bump(dst, code - lo))))
+    }
+
+    /// Whether the CMap maps no code to text.
+    pub(crate) fn no_text(&self) -> bool {
+        self.unicode.is_empty() && self.unicode_ranges.is_empty()
     }
 
     fn section(&mut self, kind: &[u8], ops: &[Token<'_>], entries: &mut usize, limit: usize) {
@@ -171,18 +189,23 @@ impl CMap {
                         continue;
                     }
                     let count = (hi - lo) as usize + 1;
-                    if *entries + count > limit {
-                        return;
-                    }
-                    *entries += count;
                     if let Some(items) = array_items(dst) {
+                        let count = count.min(items.len());
+                        if *entries + count > limit {
+                            return;
+                        }
+                        *entries += count;
                         for (i, item) in items.iter().enumerate().take(count) {
                             self.unicode.insert(lo + i as u32, utf16be(item).into());
                         }
                     } else {
-                        for i in 0..count as u32 {
-                            self.unicode.insert(lo + i, utf16be(&bump(dst, i)).into());
+                        // A range far past what one CMap may map is junk (four billion codes).
+                        if *entries + 1 > limit || count > MAX_ENTRIES {
+                            return;
                         }
+                        *entries += 1;
+                        let dst = &dst[..dst.len().min(2 * MAX_DESTINATION_UNITS)];
+                        self.unicode_ranges.push((0, lo, hi, dst.into()));
                     }
                 }
             }
@@ -222,13 +245,35 @@ impl CMap {
         if let Some(&cid) = self.cid.get(&(len, code)) {
             return Some(cid);
         }
-        let after = self.cid_ranges.partition_point(|&(l, lo, _, _)| (l, lo) <= (len, code));
-        let at = after.checked_sub(1)?;
-        [at, self.reach[at]].into_iter().find_map(|k| {
-            let (l, lo, hi, cid) = self.cid_ranges[k];
-            (l == len && code <= hi).then(|| cid.saturating_add(code - lo))
-        })
+        let (lo, &cid) = find(&self.cid_ranges, &self.reach, len, code)?;
+        Some(cid.saturating_add(code - lo))
     }
+}
+
+/// For each range of a sorted list, the one at or before it (of the same code length)
+/// that reaches the highest code: where a code past a nested range is found.
+fn reach<T>(ranges: &[(u8, u32, u32, T)]) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::with_capacity(ranges.len());
+    for i in 0..ranges.len() {
+        let j = match out.last() {
+            Some(&j) if ranges[j].0 == ranges[i].0 && ranges[j].2 >= ranges[i].2 => j,
+            _ => i,
+        };
+        out.push(j);
+    }
+    out
+}
+
+/// The range of `ranges` (sorted, with their [`reach`]) that holds `code`, by halving: the
+/// last one that starts at or before the code if it reaches it, else the earlier one that
+/// reaches furthest. Gives its first code and its value.
+fn find<'a, T>(ranges: &'a [(u8, u32, u32, T)], reach: &[usize], len: u8, code: u32) -> Option<(u32, &'a T)> {
+    let after = ranges.partition_point(|r| (r.0, r.1) <= (len, code));
+    let at = after.checked_sub(1)?;
+    [at, reach[at]].into_iter().find_map(|k| {
+        let (l, lo, hi, value) = &ranges[k];
+        (*l == len && code <= *hi).then_some((*lo, value))
+    })
 }
 
 /// Marks the items of an array destination (the array form of `bfrange`) so they pass
@@ -360,11 +405,13 @@ mod tests {
             endcmap CMapName currentdict /CMap defineresource pop end end";
         let m = CMap::parse(src);
         assert_eq!(m.space, vec![(2, 0, 0xffff)]);
-        assert_eq!(&*m.unicode[&3], " ");
-        assert_eq!(&*m.unicode[&0x24], "fi");
-        assert_eq!(&*m.unicode[&0x12], "C");
-        assert_eq!(&*m.unicode[&0x20], "😀");
-        assert_eq!(&*m.unicode[&0x21], "é");
+        assert_eq!(m.text_of(3).as_deref(), Some(" "));
+        assert_eq!(m.text_of(0x24).as_deref(), Some("fi"));
+        assert_eq!(m.text_of(0x10).as_deref(), Some("A"));
+        assert_eq!(m.text_of(0x12).as_deref(), Some("C"));
+        assert_eq!(m.text_of(0x13), None);
+        assert_eq!(m.text_of(0x20).as_deref(), Some("😀"));
+        assert_eq!(m.text_of(0x21).as_deref(), Some("é"));
     }
 
     #[test]
@@ -387,7 +434,7 @@ mod tests {
     fn mappings_stop_at_the_limit() {
         let src = b"2 beginbfchar <01> <0041> <02> <0042> endbfchar 1 beginbfrange <10> <1F> <0041> endbfrange 1 begincidchar <03> 7 endcidchar";
         let all = CMap::parse_within(src, usize::MAX);
-        assert_eq!((all.entries, all.unicode.len(), all.cid.len()), (19, 18, 1));
+        assert_eq!((all.entries, all.unicode.len(), all.unicode_ranges.len(), all.cid.len()), (4, 2, 1, 1));
         let some = CMap::parse_within(src, 1);
         assert_eq!((some.entries, some.unicode.len(), some.cid.len()), (1, 1, 0));
         let none = CMap::parse_within(src, 0);
@@ -421,6 +468,19 @@ mod tests {
     #[test]
     fn a_huge_range_is_bounded() {
         let m = CMap::parse(b"1 beginbfrange <00000000> <FFFFFFFF> <0041> endbfrange");
-        assert!(m.unicode.is_empty());
+        assert!(m.no_text());
+    }
+
+    /// Issue 22 (memory): a range of 65,536 codes is one entry, not 65,536 strings.
+    #[test]
+    fn a_counting_range_stays_a_range() {
+        let m = CMap::parse(
+            b"1 beginbfrange <0000> <FFFF> <4E00> endbfrange 1 beginbfrange <0100> <0101> <0041> endbfrange",
+        );
+        assert_eq!((m.entries, m.unicode.len(), m.unicode_ranges.len()), (2, 0, 2));
+        assert_eq!(m.text_of(0x0005).as_deref(), Some("\u{4e05}"));
+        // The nested range wins inside itself, the wide one around it.
+        assert_eq!(m.text_of(0x0101).as_deref(), Some("B"));
+        assert_eq!(m.text_of(0x0102).as_deref(), Some("\u{4f02}"));
     }
 }

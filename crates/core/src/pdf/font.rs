@@ -3,13 +3,19 @@
 //!
 //! Text comes from, in order: the font's `/ToUnicode` CMap; for simple fonts, the glyph
 //! name its encoding gives the code (`/Differences` over a base encoding over the font's
-//! built-in one) through the Adobe Glyph List; for composite fonts, the code itself when
-//! the CMap is a Unicode one (UCS-2, UTF-16) or a legacy CJK encoding. A code none of
-//! these cover is unmapped: it shows as U+FFFD and is counted.
+//! built-in one) through the Adobe Glyph List, or a numeric name (`g65`, `c65`, `a65`) as
+//! the code it spells; for composite fonts (see [`super::cidfont`]), the CID through its
+//! Adobe collection's map, or the code itself when the CMap is a Unicode one (UCS-2,
+//! UTF-16) or a legacy CJK encoding. A code none of these cover is unmapped: it shows as
+//! U+FFFD and is counted.
+
+use std::borrow::Cow;
 
 use lopdf::{Dictionary, Document, Object};
 use rustc_hash::FxHashMap;
 
+use super::cidfont::{self, CidWidths};
+use super::cjk::Collection;
 use super::cmap::{CMap, CodeSpace};
 use super::lexer::{Lexer, Token};
 use super::tables::{self, StandardFont};
@@ -20,8 +26,10 @@ use super::{filters, resolve, resolve_dict, Budget};
 pub(crate) struct Font {
     /// How strings split into codes.
     pub(crate) space: CodeSpace,
-    text: Text,
-    widths: Widths,
+    pub(super) text: Text,
+    pub(super) widths: Widths,
+    /// Codes to CIDs (composite fonts).
+    pub(super) to_cid: ToCid,
     /// Glyph space to text space, horizontally (1/1000, or a Type 3 font's matrix).
     pub(crate) scale: f64,
     /// The height of an em in text space per unit of font size.
@@ -31,30 +39,39 @@ pub(crate) struct Font {
 }
 
 #[derive(Debug)]
-enum Text {
+pub(super) enum Text {
     /// One byte per code: the text of each.
     Simple(Box<[Option<Box<str>>]>),
-    /// Composite fonts: the ToUnicode map, then the fallback.
-    Composite { map: FxHashMap<u32, Box<str>>, fallback: Fallback },
+    /// Composite fonts (and legacy double-byte text in a simple font): the ToUnicode map,
+    /// what the embedded font program says of its glyphs, then the fallback.
+    Composite { map: Box<CMap>, program: FxHashMap<u32, Box<str>>, fallback: Fallback },
 }
 
 #[derive(Debug)]
-enum Fallback {
+pub(super) enum Fallback {
     None,
     /// The code is UTF-16 (Uni…-UCS2 and -UTF16 CMaps).
     Utf16,
     /// The code's bytes are in a legacy CJK encoding.
     Legacy(&'static encoding_rs::Encoding),
+    /// The code is a row and cell of a 94 × 94 CJK set (the `H`, `V`, `GB-H`, `KSC-H` CMaps):
+    /// the legacy EUC encoding of the set, with the high bits set.
+    SevenBit(&'static encoding_rs::Encoding),
+    /// The CID's text in its Adobe collection.
+    Collection(&'static Collection),
 }
 
 #[derive(Debug)]
-enum Widths {
+pub(super) enum Widths {
     Simple(Box<[f32]>),
-    Cid { to_cid: ToCid, widths: FxHashMap<u32, f32>, default: f32 },
+    /// Legacy double-byte text in a simple font: one-byte codes by the font's widths,
+    /// two-byte ones a full em.
+    Legacy(Box<[f32]>),
+    Cid(CidWidths),
 }
 
 #[derive(Debug)]
-enum ToCid {
+pub(super) enum ToCid {
     Identity,
     Map(Box<CMap>),
     /// Not known (a predefined CMap other than Identity): every code takes the default width.
@@ -76,8 +93,13 @@ impl Font {
                 Some(Some(t)) => Glyph::Text(t),
                 _ => Glyph::Unmapped,
             },
-            Text::Composite { map, fallback } => {
-                if let Some(t) = map.get(&code) {
+            Text::Composite { map, program, fallback } => {
+                match map.text_of(code) {
+                    Some(Cow::Borrowed(t)) => return Glyph::Text(t),
+                    Some(Cow::Owned(t)) => return Glyph::Owned(t),
+                    None => {}
+                }
+                if let Some(t) = program.get(&code) {
                     return Glyph::Text(t);
                 }
                 match fallback {
@@ -85,13 +107,14 @@ impl Font {
                         Some(c) if code > 0 => Glyph::Owned(c.to_string()),
                         _ => Glyph::Unmapped,
                     },
-                    Fallback::Legacy(enc) => {
-                        let bytes = code.to_be_bytes();
-                        let (text, _, bad) = enc.decode(&bytes[4 - usize::from(len)..]);
-                        if bad {
-                            Glyph::Unmapped
-                        } else {
-                            Glyph::Owned(text.into_owned())
+                    Fallback::Legacy(enc) => legacy_text(enc, code, len),
+                    Fallback::SevenBit(enc) if len == 2 && code & 0x8080 == 0 => legacy_text(enc, code | 0x8080, len),
+                    Fallback::SevenBit(_) => Glyph::Unmapped,
+                    Fallback::Collection(collection) => {
+                        match self.cid_of(code, len).and_then(|cid| collection.text(cid)) {
+                            Some(Cow::Borrowed(t)) => Glyph::Text(t),
+                            Some(Cow::Owned(t)) => Glyph::Owned(t),
+                            None => Glyph::Unmapped,
                         }
                     }
                     Fallback::None => Glyph::Unmapped,
@@ -100,18 +123,22 @@ impl Font {
         }
     }
 
+    /// The CID of `code` (of `len` bytes), where the font's CMap says.
+    fn cid_of(&self, code: u32, len: u8) -> Option<u32> {
+        match &self.to_cid {
+            ToCid::Identity => Some(code),
+            ToCid::Map(cmap) => cmap.cid_of(len, code),
+            ToCid::Unknown => None,
+        }
+    }
+
     /// The advance of `code` in glyph space units (thousandths of an em for most fonts).
     pub(crate) fn width(&self, code: u32, len: u8) -> f64 {
         let w = match &self.widths {
             Widths::Simple(table) => table.get(code as usize).copied().unwrap_or(0.0),
-            Widths::Cid { to_cid, widths, default } => {
-                let cid = match to_cid {
-                    ToCid::Identity => Some(code),
-                    ToCid::Map(cmap) => cmap.cid_of(len, code),
-                    ToCid::Unknown => None,
-                };
-                cid.and_then(|c| widths.get(&c).copied()).unwrap_or(*default)
-            }
+            Widths::Legacy(table) if len == 1 => table.get(code as usize).copied().unwrap_or(0.0),
+            Widths::Legacy(_) => 1000.0,
+            Widths::Cid(widths) => widths.get(self.cid_of(code, len)),
         };
         f64::from(w)
     }
@@ -122,6 +149,7 @@ impl Font {
             space: CodeSpace::One,
             text: Text::Simple(vec![None; 256].into_boxed_slice()),
             widths: Widths::Simple(vec![500.0; 256].into_boxed_slice()),
+            to_cid: ToCid::Unknown,
             scale: 0.001,
             em: 1.0,
             vertical: false,
@@ -135,10 +163,21 @@ impl Font {
             _ => None,
         };
         if name_of(doc, dict.get(b"Subtype").ok()) == Some(b"Type0") {
-            composite(doc, dict, to_unicode, budget)
+            cidfont::composite(doc, dict, to_unicode, budget)
         } else {
             simple(doc, dict, to_unicode, budget)
         }
+    }
+}
+
+/// The text of a code in a legacy multi-byte encoding, if it is a valid character there.
+fn legacy_text(enc: &'static encoding_rs::Encoding, code: u32, len: u8) -> Glyph<'static> {
+    let bytes = code.to_be_bytes();
+    let (text, _, bad) = enc.decode(&bytes[4 - usize::from(len.clamp(1, 4))..]);
+    if bad {
+        Glyph::Unmapped
+    } else {
+        Glyph::Owned(text.into_owned())
     }
 }
 
@@ -146,7 +185,7 @@ fn name_of<'a>(doc: &'a Document, obj: Option<&'a Object>) -> Option<&'a [u8]> {
     obj.map(|o| resolve(doc, o)).and_then(|o| o.as_name().ok())
 }
 
-fn number(doc: &Document, obj: &Object) -> Option<f64> {
+pub(super) fn number(doc: &Document, obj: &Object) -> Option<f64> {
     match resolve(doc, obj) {
         Object::Integer(i) => Some(*i as f64),
         Object::Real(r) => Some(f64::from(*r)),
@@ -154,7 +193,7 @@ fn number(doc: &Document, obj: &Object) -> Option<f64> {
     }
 }
 
-fn array<'a>(doc: &'a Document, obj: Option<&'a Object>) -> &'a [Object] {
+pub(super) fn array<'a>(doc: &'a Document, obj: Option<&'a Object>) -> &'a [Object] {
     match obj.map(|o| resolve(doc, o)) {
         Some(Object::Array(a)) => a,
         _ => &[],
@@ -174,8 +213,11 @@ fn named_encoding(name: &[u8]) -> Option<&'static [Option<&'static str>; 256]> {
 fn simple(doc: &Document, dict: &Dictionary, to_unicode: Option<CMap>, budget: &mut Budget) -> Font {
     let subtype = name_of(doc, dict.get(b"Subtype").ok()).unwrap_or(b"Type1");
     let type3 = subtype == b"Type3";
-    let base_font = name_of(doc, dict.get(b"BaseFont").ok()).map(|n| String::from_utf8_lossy(n).into_owned());
+    let raw_base_font = name_of(doc, dict.get(b"BaseFont").ok());
+    let base_font = raw_base_font.map(|n| String::from_utf8_lossy(n).into_owned());
     let standard = base_font.as_deref().and_then(tables::standard_font);
+    let dingbats =
+        standard == Some(StandardFont::ZapfDingbats) || base_font.as_deref().is_some_and(|b| b.contains("Dingbats"));
     let descriptor = dict.get(b"FontDescriptor").ok().and_then(|d| resolve_dict(doc, d));
     let flags = descriptor.and_then(|d| d.get(b"Flags").ok()).and_then(|f| number(doc, f)).unwrap_or(0.0) as i64;
     let symbolic = flags & 4 != 0 && flags & 32 == 0;
@@ -191,6 +233,13 @@ fn simple(doc: &Document, dict: &Dictionary, to_unicode: Option<CMap>, budget: &
         Some(table) => table.iter().map(|n| n.map(Box::from)).collect(),
         None => builtin(doc, descriptor, standard, subtype, symbolic, budget),
     };
+    if !type3 && matches!(base_name, None | Some(b"WinAnsiEncoding")) && raw_base_font.is_some_and(chinese_font_name) {
+        let embedded =
+            [&b"FontFile"[..], b"FontFile2", b"FontFile3"].iter().any(|k| descriptor.is_some_and(|d| d.has(k)));
+        if !embedded {
+            return gbk_simple(doc, dict, to_unicode);
+        }
+    }
     if let Some(Object::Dictionary(d)) = encoding {
         let mut code = 0usize;
         for item in array(doc, d.get(b"Differences").ok()) {
@@ -208,11 +257,11 @@ fn simple(doc: &Document, dict: &Dictionary, to_unicode: Option<CMap>, budget: &
     }
 
     let mut text: Vec<Option<Box<str>>> =
-        names.iter().map(|n| n.as_deref().and_then(glyph_text).map(Box::from)).collect();
+        names.iter().map(|n| n.as_deref().and_then(|n| glyph_text(n, dingbats)).map(Box::from)).collect();
     if let Some(cmap) = &to_unicode {
-        for (code, t) in &cmap.unicode {
-            if let Some(slot) = text.get_mut(*code as usize) {
-                *slot = Some(t.clone());
+        for (code, slot) in text.iter_mut().enumerate() {
+            if let Some(t) = cmap.text_of(code as u32) {
+                *slot = Some(t.into());
             }
         }
     }
@@ -245,7 +294,7 @@ fn simple(doc: &Document, dict: &Dictionary, to_unicode: Option<CMap>, budget: &
         let m = array(doc, dict.get(b"FontMatrix").ok());
         let get = |i: usize, d: f64| m.get(i).and_then(|v| number(doc, v)).unwrap_or(d);
         let (a, d) = (get(0, 0.001), get(3, 0.001));
-        (a, (d * 1000.0).abs().max(1e-6))
+        (a, type3_em(&names, &widths, a, d))
     } else {
         (0.001, 1.0)
     };
@@ -253,6 +302,7 @@ fn simple(doc: &Document, dict: &Dictionary, to_unicode: Option<CMap>, budget: &
         space: CodeSpace::One,
         text: Text::Simple(text.into_boxed_slice()),
         widths: Widths::Simple(widths.into_boxed_slice()),
+        to_cid: ToCid::Unknown,
         scale,
         em,
         vertical: false,
@@ -276,15 +326,111 @@ const TEX_GLYPHS: &[(&str, &str)] = &[
     ("triangle", "\u{25b3}"),
 ];
 
-/// The text of a glyph name; a name that is not a known glyph gives none.
-fn glyph_text(name: &str) -> Option<String> {
+/// The height of an em of a Type 3 font, in text space per unit of font size. Its glyph
+/// space is the font's own, so neither the matrix nor 1,000 units say how large its
+/// letters are: as poppler guesses it, an `m` is 0.6 em wide, another letter 0.5, and
+/// failing those any glyph 0.5; widths are in glyph space, `a` and `d` the matrix's
+/// scales.
+fn type3_em(names: &[Option<Box<str>>], widths: &[f32], a: f64, d: f64) -> f64 {
+    let width = |code: usize| f64::from(widths[code]) * a.abs();
+    let named = |pick: &dyn Fn(&str) -> bool| {
+        (0..256).find(|&c| names[c].as_deref().is_some_and(pick) && width(c) > 0.0).map(width)
+    };
+    let em = named(&|n| n == "m")
+        .map(|w| w / 0.6)
+        .or_else(|| named(&|n| n.len() == 1 && n.as_bytes()[0].is_ascii_alphabetic()).map(|w| w / 0.5))
+        .or_else(|| (0..256).find(|&c| names[c].is_some() && width(c) > 0.0).map(|c| width(c) / 0.5));
+    let aspect = if a.abs() > 1e-12 { (d / a).abs() } else { 1.0 };
+    match em {
+        Some(em) if em.is_finite() => (em * aspect).max(1e-6),
+        _ => 1.0,
+    }
+}
+
+/// The text of a glyph name; a name that is not a known glyph gives none. The Zapf
+/// Dingbats names (`a1`…`a206`) are dingbats only in that font.
+fn glyph_text(name: &str, dingbats: bool) -> Option<String> {
+    if dingbats {
+        if let Some(t) = tables::dingbat_unicode(name) {
+            return Some(t.to_string());
+        }
+    }
     if let Some(t) = tables::glyph_unicode(name) {
         return Some(t.to_string());
     }
     if let Ok(i) = TEX_GLYPHS.binary_search_by(|(n, _)| n.cmp(&name)) {
         return Some(TEX_GLYPHS[i].1.to_string());
     }
-    tables::glyph_to_string(name)
+    tables::glyph_to_string(name).or_else(|| numeric_name(name))
+}
+
+/// A glyph name that spells its code, read as poppler and pdf.js read them: `Gxx` (two
+/// hex digits), `g00xx` (four), and one or two letters then two to four decimal digits
+/// (`g65`, `c65`, `a65`, `cid65` is not one). Codes of control characters give none.
+fn numeric_name(name: &str) -> Option<String> {
+    let base = name.split_once('.').map_or(name, |(base, _)| base);
+    let b = base.as_bytes();
+    let hex = |digits: &str| u32::from_str_radix(digits, 16).ok();
+    let hex_name = (b.len() == 3 && b[0] == b'G') || (b.len() == 5 && b[0] == b'g');
+    let code = if hex_name && b[1..].iter().all(u8::is_ascii_hexdigit) {
+        hex(&base[1..])
+    } else {
+        let letters = b.iter().take_while(|c| c.is_ascii_alphabetic()).count();
+        let digits = &base[letters..];
+        if !(1..=2).contains(&letters)
+            || !(2..=4).contains(&digits.len())
+            || !digits.bytes().all(|c| c.is_ascii_digit())
+        {
+            return None;
+        }
+        digits.parse().ok()
+    }?;
+    char::from_u32(code).filter(|c| !c.is_control() && *c != '\0').map(String::from)
+}
+
+/// The Chinese font names pdf.js recognises, in GBK (宋体, 黑体, 楷体, 仿宋, their `_GB2312`
+/// forms, 隶书, 新宋, 仿宋体, 小标宋), a style suffix (`,Bold`) aside.
+fn chinese_font_name(name: &[u8]) -> bool {
+    const NAMES: [&[u8]; 10] = [
+        b"\xCB\xCE\xCC\xE5",
+        b"\xBA\xDA\xCC\xE5",
+        b"\xBF\xAC\xCC\xE5",
+        b"\xB7\xC2\xCB\xCE",
+        b"\xBF\xAC\xCC\xE5_GB2312",
+        b"\xB7\xC2\xCB\xCE_GB2312",
+        b"\xC1\xA5\xCA\xE9",
+        b"\xD0\xC2\xCB\xCE",
+        b"\xB7\xC2\xCB\xCE\xCC\xE5",
+        b"\xD0\xA1\xB1\xEA\xCB\xCE",
+    ];
+    let plain = name.split(|&b| b == b',').next().unwrap_or(name);
+    NAMES.contains(&plain)
+}
+
+/// A simple font that is not embedded and is named in GBK, whose strings are GBK text
+/// (the heuristic of pdf.js): split and read as GBK, one-byte codes by the font's widths.
+fn gbk_simple(doc: &Document, dict: &Dictionary, to_unicode: Option<CMap>) -> Font {
+    let first = dict.get(b"FirstChar").ok().and_then(|f| number(doc, f)).unwrap_or(0.0) as i64;
+    let mut widths = vec![500.0f32; 256];
+    for (i, w) in array(doc, dict.get(b"Widths").ok()).iter().enumerate() {
+        let code = first + i as i64;
+        if (0..256).contains(&code) {
+            widths[code as usize] = number(doc, w).unwrap_or(500.0) as f32;
+        }
+    }
+    Font {
+        space: CodeSpace::Legacy(encoding_rs::GB18030),
+        text: Text::Composite {
+            map: Box::new(to_unicode.unwrap_or_default()),
+            program: FxHashMap::default(),
+            fallback: Fallback::Legacy(encoding_rs::GB18030),
+        },
+        widths: Widths::Legacy(widths.into_boxed_slice()),
+        to_cid: ToCid::Unknown,
+        scale: 0.001,
+        em: 1.0,
+        vertical: false,
+    }
 }
 
 /// The encoding a simple font has when its dictionary gives no base encoding.
@@ -405,157 +551,6 @@ fn truetype_names(data: &[u8]) -> Option<Vec<Option<Box<str>>>> {
     names.iter().any(Option::is_some).then_some(names)
 }
 
-/// For a composite font with no ToUnicode: Unicode by glyph, from the embedded TrueType
-/// program's own Unicode cmap, inverted.
-fn glyph_unicode_of(data: &[u8]) -> Option<FxHashMap<u16, char>> {
-    let face = ttf_parser::Face::parse(data, 0).ok()?;
-    let cmap = face.tables().cmap?;
-    let mut by_glyph = FxHashMap::default();
-    for sub in cmap.subtables {
-        if !sub.is_unicode() {
-            continue;
-        }
-        sub.codepoints(|cp| {
-            if let (Some(gid), Some(c)) = (sub.glyph_index(cp), char::from_u32(cp)) {
-                by_glyph.entry(gid.0).or_insert(c);
-            }
-        });
-    }
-    (!by_glyph.is_empty()).then_some(by_glyph)
-}
-
-/// Legacy CJK encodings by the predefined CMap names that use them.
-fn legacy_encoding(name: &[u8]) -> Option<&'static encoding_rs::Encoding> {
-    let name = std::str::from_utf8(name).ok()?;
-    let has = |s: &str| name.contains(s);
-    Some(if has("RKSJ") {
-        encoding_rs::SHIFT_JIS
-    } else if has("GB-EUC") || has("GBpc-EUC") || has("GBK") || has("GBT-EUC") {
-        encoding_rs::GB18030
-    } else if has("B5") {
-        encoding_rs::BIG5
-    } else if has("KSC") {
-        encoding_rs::EUC_KR
-    } else if name.starts_with("EUC-") {
-        encoding_rs::EUC_JP
-    } else {
-        return None;
-    })
-}
-
-fn composite(doc: &Document, dict: &Dictionary, to_unicode: Option<CMap>, budget: &mut Budget) -> Font {
-    let descendant = array(doc, dict.get(b"DescendantFonts").ok()).first().and_then(|d| resolve_dict(doc, d));
-    let encoding = dict.get(b"Encoding").ok().map(|e| resolve(doc, e));
-    let (space, to_cid, fallback, vertical) = match encoding {
-        Some(Object::Name(name)) => {
-            let vertical = name.ends_with(b"-V");
-            if name.starts_with(b"Identity") {
-                (CodeSpace::Two, ToCid::Identity, Fallback::None, vertical)
-            } else if name.starts_with(b"Uni")
-                && (name.windows(4).any(|w| w == b"UCS2") || name.windows(5).any(|w| w == b"UTF16"))
-            {
-                (CodeSpace::Two, ToCid::Unknown, Fallback::Utf16, vertical)
-            } else if let Some(enc) = legacy_encoding(name) {
-                (CodeSpace::Legacy(enc), ToCid::Unknown, Fallback::Legacy(enc), vertical)
-            } else {
-                (CodeSpace::Two, ToCid::Unknown, Fallback::None, vertical)
-            }
-        }
-        Some(Object::Stream(s)) => {
-            let cmap = filters::decode(doc, s, budget).map(|d| budget.cmap(&d)).unwrap_or_default();
-            let vertical = s.dict.get(b"WMode").ok().and_then(|w| number(doc, w)) == Some(1.0);
-            let identity = cmap.parent.as_deref().is_some_and(|p| p.starts_with(b"Identity"));
-            let space = if cmap.space.is_empty() { CodeSpace::Two } else { CodeSpace::Ranges(cmap.space.clone()) };
-            let to_cid = if identity && cmap.cid.is_empty() && cmap.cid_ranges.is_empty() {
-                ToCid::Identity
-            } else {
-                ToCid::Map(Box::new(cmap))
-            };
-            (space, to_cid, Fallback::None, vertical)
-        }
-        _ => (CodeSpace::Two, ToCid::Identity, Fallback::None, false),
-    };
-
-    // CID widths: `W [c [w1 w2 …] cfirst clast w …]`, `DW`.
-    let mut widths = FxHashMap::default();
-    let mut default = 1000.0f32;
-    if let Some(desc) = descendant {
-        if let Some(dw) = desc.get(b"DW").ok().and_then(|w| number(doc, w)) {
-            default = dw as f32;
-        }
-        let list = array(doc, desc.get(b"W").ok());
-        let mut i = 0;
-        while i < list.len() && widths.len() < 1 << 20 {
-            let Some(first) = number(doc, &list[i]) else { break };
-            let first = first.max(0.0) as u32;
-            match list.get(i + 1).map(|o| resolve(doc, o)) {
-                Some(Object::Array(ws)) => {
-                    for (k, w) in ws.iter().enumerate() {
-                        widths.insert(first + k as u32, number(doc, w).unwrap_or(0.0) as f32);
-                    }
-                    i += 2;
-                }
-                Some(last) => {
-                    let Some(last) = number(doc, last) else { break };
-                    let w = list.get(i + 2).and_then(|w| number(doc, w)).unwrap_or(0.0) as f32;
-                    let last = (last.max(0.0) as u32).min(first.saturating_add(65_535));
-                    for cid in first..=last {
-                        widths.insert(cid, w);
-                    }
-                    i += 3;
-                }
-                None => break,
-            }
-        }
-    }
-    let mut map = to_unicode.map(|c| c.unicode).unwrap_or_default();
-    let mut fallback = fallback;
-    if map.is_empty() && matches!(fallback, Fallback::None) && matches!(to_cid, ToCid::Identity) {
-        // No ToUnicode on an Identity font: the embedded TrueType program's cmap says
-        // what each glyph is; with no program at all, writers of such files put Unicode
-        // in the codes (poppler and pdf.js read them so too).
-        let descriptor = descendant.and_then(|d| d.get(b"FontDescriptor").ok()).and_then(|d| resolve_dict(doc, d));
-        let program = |key: &[u8]| match descriptor.and_then(|d| d.get(key).ok()).map(|f| resolve(doc, f)) {
-            Some(Object::Stream(s)) => Some(s),
-            _ => None,
-        };
-        if let Some(s) = program(b"FontFile2") {
-            let to_gid = descendant.and_then(|d| d.get(b"CIDToGIDMap").ok()).map(|m| resolve(doc, m));
-            let gid_map = match to_gid {
-                Some(Object::Stream(m)) => filters::decode(doc, m, budget).ok(),
-                _ => None,
-            };
-            if let Some(by_glyph) = filters::decode(doc, s, budget).ok().and_then(|d| glyph_unicode_of(&d)) {
-                match &gid_map {
-                    Some(m) => {
-                        for (cid, pair) in m.chunks_exact(2).take(65_536).enumerate() {
-                            let gid = u16::from(pair[0]) << 8 | u16::from(pair[1]);
-                            if let Some(c) = by_glyph.get(&gid) {
-                                map.insert(cid as u32, c.to_string().into());
-                            }
-                        }
-                    }
-                    None => {
-                        for (&gid, c) in &by_glyph {
-                            map.insert(u32::from(gid), c.to_string().into());
-                        }
-                    }
-                }
-            }
-        } else if program(b"FontFile3").is_none() && program(b"FontFile").is_none() {
-            fallback = Fallback::Utf16;
-        }
-    }
-    Font {
-        space,
-        text: Text::Composite { map, fallback },
-        widths: Widths::Cid { to_cid, widths, default },
-        scale: 0.001,
-        em: 1.0,
-        vertical,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -574,15 +569,47 @@ mod tests {
     #[test]
     fn tex_names_are_sorted_and_found() {
         assert!(TEX_GLYPHS.windows(2).all(|w| w[0].0 < w[1].0));
-        assert_eq!(glyph_text("mapsto").as_deref(), Some("\u{21a6}"));
-        assert_eq!(glyph_text("A").as_deref(), Some("A"));
-        assert_eq!(glyph_text("d127"), None);
+        assert_eq!(glyph_text("mapsto", false).as_deref(), Some("\u{21a6}"));
+        assert_eq!(glyph_text("A", false).as_deref(), Some("A"));
+    }
+
+    /// Issue 22: `/aNN` names outside ZapfDingbats are codes, not dingbats.
+    #[test]
+    fn numeric_glyph_names_are_codes() {
+        assert_eq!(glyph_text("a65", false).as_deref(), Some("A"));
+        assert_ne!(glyph_text("a65", true).as_deref(), Some("A"), "a dingbat in ZapfDingbats");
+        assert_eq!(glyph_text("a1", true).as_deref(), Some("\u{2701}"));
+        assert_eq!(glyph_text("a1", false), None, "one digit: not a code");
+        assert_eq!(glyph_text("a10", false), None, "code 10 is a control character");
+        assert_eq!(glyph_text("g72", false).as_deref(), Some("H"));
+        assert_eq!(glyph_text("c101", false).as_deref(), Some("e"));
+        assert_eq!(glyph_text("G41", false).as_deref(), Some("A"));
+        assert_eq!(glyph_text("g0041", false).as_deref(), Some("A"));
+        assert_eq!(glyph_text("cid65", false), None);
+        assert_eq!(glyph_text("d127", false), None, "DEL");
+        assert_eq!(glyph_text("glyph7", false), None);
     }
 
     #[test]
-    fn legacy_cmaps() {
-        assert_eq!(legacy_encoding(b"90ms-RKSJ-H"), Some(encoding_rs::SHIFT_JIS));
-        assert_eq!(legacy_encoding(b"KSCms-UHC-H"), Some(encoding_rs::EUC_KR));
-        assert_eq!(legacy_encoding(b"Identity-H"), None);
+    fn a_type3_em_comes_from_its_widths() {
+        let mut names: Vec<Option<Box<str>>> = vec![None; 256];
+        let mut widths = vec![0.0f32; 256];
+        names[0x6d] = Some("m".into());
+        widths[0x6d] = 6.0;
+        // Glyphs 10 units per em ([0.1 0 0 0.1 0 0]): an m of 6 units is 0.6 em, so 1.0.
+        assert!((type3_em(&names, &widths, 0.1, 0.1) - 1.0).abs() < 1e-9);
+        // Where FontMatrix × 1000 would say 100.
+        names[0x6d] = None;
+        names[0x41] = Some("A".into());
+        widths[0x41] = 5.0;
+        assert!((type3_em(&names, &widths, 0.1, -0.1) - 1.0).abs() < 1e-9);
+        assert_eq!(type3_em(&vec![None; 256], &widths, 0.1, 0.1), 1.0);
+    }
+
+    #[test]
+    fn chinese_font_names_are_recognised() {
+        assert!(chinese_font_name(b"\xCB\xCE\xCC\xE5"));
+        assert!(chinese_font_name(b"\xCB\xCE\xCC\xE5,Bold"));
+        assert!(!chinese_font_name(b"Helvetica"));
     }
 }

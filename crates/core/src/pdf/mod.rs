@@ -8,14 +8,20 @@
 //! the caller's [`Cancel`]; and a panic inside the parser becomes an error. A damaged
 //! cross-reference table is rebuilt from the objects themselves.
 
+mod bidi;
+mod cidfont;
+mod cjk;
 pub(crate) mod cmap;
 pub(crate) mod filters;
 mod font;
+mod layout;
 pub(crate) mod lexer;
+mod precheck;
 mod repair;
 mod tables;
 mod text;
 
+use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
@@ -43,11 +49,16 @@ pub struct PdfRequest {
     pub pages: PdfPages,
     /// Work stops with [`ErrorKind::Timeout`] after this long.
     pub time_limit: Duration,
+    /// Interpreting stops once the pages hold this many characters (UTF-16 units, as
+    /// JavaScript counts them): the page where it stops is partial, later pages are not
+    /// read, and [`PdfText::stopped`] says so. `None`: no limit but the 64 MiB of text a
+    /// document may give.
+    pub max_chars: Option<usize>,
 }
 
 impl Default for PdfRequest {
     fn default() -> PdfRequest {
-        PdfRequest { pages: PdfPages::All, time_limit: Duration::from_secs(30) }
+        PdfRequest { pages: PdfPages::All, time_limit: Duration::from_secs(30), max_chars: None }
     }
 }
 
@@ -80,6 +91,9 @@ pub struct PdfText {
     pub beyond: Vec<u32>,
     /// The text passed 64 MiB and the rest was dropped.
     pub cut: bool,
+    /// The text reached [`PdfRequest::max_chars`]: the last page given is partial and the
+    /// pages after it were not read.
+    pub stopped: bool,
 }
 
 /// The most all of a document's streams may decode to, together.
@@ -89,9 +103,11 @@ const MAX_PAGES: usize = 1_000_000;
 /// Reference chains longer than this resolve to null.
 const MAX_HOPS: usize = 32;
 /// The most code mappings all of a document's CMaps may make together (each costs about
-/// 80 bytes once parsed, and fonts are kept for the whole document): one CMap may make
-/// 2^20, and without a budget for the document, a 7 KB file with ten fonts took 845 MB.
-pub(crate) const MAX_CMAP_ENTRIES: usize = 4 << 20;
+/// 70 bytes once parsed, and fonts are kept for the whole document; a `bfrange` whose
+/// text counts up is one mapping): without a budget for the document, a 7 KB file with ten
+/// fonts took 845 MB. Real documents stay far below it (a CJK font's map has at most
+/// 65,536 codes, and its subsets a few hundred).
+pub(crate) const MAX_CMAP_ENTRIES: usize = 1 << 20;
 
 /// Why extraction stopped, inside this module.
 #[derive(Debug)]
@@ -113,6 +129,13 @@ impl From<Fail> for Error {
         }
     }
 }
+
+/// The most tokens of object syntax a document may hold (outside stream data, object
+/// streams included): lopdf builds an object of about 128 bytes for each (an integer in an
+/// array is one), and keeps them all; a file of 473 KB whose object stream packs 900,000
+/// numbers took 253 MiB. Real documents hold far fewer (a thousand-page report a few
+/// hundred thousand).
+pub(crate) const MAX_OBJECT_TOKENS: usize = 2 << 20;
 
 /// Time, work and memory one extraction may use.
 pub(crate) struct Budget<'c> {
@@ -180,6 +203,17 @@ impl<'c> Budget<'c> {
         MAX_INFLATED.saturating_sub(self.inflated)
     }
 
+    /// Checks the tokens of object syntax counted so far against [`MAX_OBJECT_TOKENS`].
+    pub(crate) fn object_tokens(&self, tokens: usize) -> std::result::Result<(), Fail> {
+        if tokens > MAX_OBJECT_TOKENS {
+            return Err(Fail::Invalid(format!(
+                "its objects hold more than {} million tokens of syntax, more than fsgate reads (a bomb of objects?)",
+                MAX_OBJECT_TOKENS >> 20
+            )));
+        }
+        Ok(())
+    }
+
     /// Counts decoded bytes.
     pub(crate) fn inflated(&mut self, bytes: u64) -> std::result::Result<(), Fail> {
         self.inflated += bytes;
@@ -227,26 +261,41 @@ pub fn extract(bytes: &[u8], request: &PdfRequest, cancel: &Cancel) -> Result<Pd
 }
 
 fn extract_inner(bytes: &[u8], request: &PdfRequest, cancel: &Cancel) -> std::result::Result<PdfText, Fail> {
-    let mut budget = Budget::new(bytes, request.time_limit, cancel);
-    if memchr::memmem::find(&bytes[..bytes.len().min(1024)], b"%PDF-").is_none() {
-        return Err(Fail::Invalid("not a PDF (no %PDF- header)".into()));
-    }
-    filters::check_unpacked_streams(bytes, &mut budget)?;
+    // Junk before the header is cut, as readers do; a header lopdf cannot read, or none,
+    // is replaced, and then the table is rebuilt (offsets after a new header are not the
+    // file's own).
+    let header = header_at(bytes);
+    let readable = header.is_some_and(|at| lopdf_reads_header(&bytes[at..]));
+    let file: Cow<[u8]> = match header {
+        Some(at) if readable => Cow::Borrowed(&bytes[at..]),
+        Some(at) => Cow::Owned([&b"%PDF-1.7\n"[..], &bytes[at..]].concat()),
+        None if headerless(bytes) => Cow::Owned([&b"%PDF-1.7\n"[..], bytes].concat()),
+        None => return Err(Fail::Invalid("not a PDF (no %PDF- header)".into())),
+    };
+    let mut budget = Budget::new(&[], request.time_limit, cancel);
+    let patches = precheck::check(&file, &mut budget)?;
+    let patched: Cow<[u8]> = if patches.is_empty() { file } else { Cow::Owned(precheck::apply(&file, &patches)) };
+    budget.file = &patched;
     // A damaged table is rebuilt from the objects themselves, as readers do: when lopdf
     // cannot load the file, when the table lists one offset twice (see
     // `repair::shared_offsets`), or when it loads a table that leads to no page.
     let mut rebuilt = None;
-    let loaded =
-        if repair::shared_offsets(bytes) { Err(lopdf::Error::InvalidOffset(0)) } else { Document::load_mem(bytes) };
+    let loaded = if !readable {
+        Err("the file has no header lopdf can read".to_string())
+    } else if repair::shared_offsets(&patched) {
+        Err("its cross-reference table lists one offset for several objects".to_string())
+    } else {
+        load(&patched).map_err(|e| e.to_string())
+    };
     let mut doc = match loaded {
         Ok(doc) => doc,
         Err(first) => {
-            rebuilt = Some(repair::rebuild(bytes));
+            rebuilt = Some(repair::rebuild(&patched));
             budget.check()?;
             rebuilt
                 .as_ref()
                 .and_then(|fixed| fixed.as_deref())
-                .and_then(|fixed| Document::load_mem(fixed).ok())
+                .and_then(|fixed| load(fixed).ok())
                 .ok_or_else(|| Fail::Invalid(format!("damaged PDF: {first}")))?
         }
     };
@@ -259,7 +308,7 @@ fn extract_inner(bytes: &[u8], request: &PdfRequest, cancel: &Cancel) -> std::re
         return Ok(out);
     }
     if rebuilt.is_none() && page_list(&doc, &mut budget)?.is_empty() {
-        let fixed = repair::rebuild(bytes).and_then(|fixed| Document::load_mem(&fixed).ok());
+        let fixed = repair::rebuild(&patched).and_then(|fixed| load(&fixed).ok());
         budget.check()?;
         if let Some(fixed) = fixed {
             if !page_list(&fixed, &mut budget)?.is_empty() {
@@ -285,17 +334,98 @@ fn extract_inner(bytes: &[u8], request: &PdfRequest, cancel: &Cancel) -> std::re
         }
     };
     let mut cache = text::Cache::default();
-    let mut sink = text::Sink::default();
+    // A little past the limit: the caller cuts at it, and lines lose a trailing space. The
+    // sink counts the page markers the caller adds too (see `ts/tools/pdf.ts`).
+    let mut sink = layout::Sink::with_limit(request.max_chars.map(|m| m.saturating_add(16)));
     for number in wanted {
         budget.check()?;
+        // The caller's page marker ("--- Page N of M ---") and the blank line before it.
+        sink.charge(format!("--- Page {number} of {} ---\n\n", out.page_count).len());
+        if sink.full() {
+            out.stopped = true;
+            break;
+        }
         let (page, resources) = pages[number as usize - 1];
         let contents = page_contents(&doc, page, &mut budget)?;
         text::page_text(&doc, page, &contents, resources, &mut cache, &mut sink, &mut budget)?;
         out.pages.push(PdfPage { number, text: sink.take_page() });
+        if sink.full() {
+            out.stopped = true;
+            break;
+        }
     }
     out.unmapped = sink.unmapped;
     out.cut = sink.cut;
     Ok(out)
+}
+
+/// Loads a document with lopdf, leaving out the objects text never needs: image data,
+/// metadata, embedded files and the structure tree (tagged PDFs hold one element per
+/// paragraph). lopdf keeps every object it loads for the whole extraction; these are
+/// most of a large document's.
+fn load(bytes: &[u8]) -> lopdf::Result<Document> {
+    Document::load_mem_with_options(bytes, lopdf::LoadOptions { filter: Some(keep), ..lopdf::LoadOptions::default() })
+}
+
+/// lopdf's filter: `None` drops an object. What it returns is used for objects of object
+/// streams; for the others lopdf keeps its own (so a stream, which is never in an object
+/// stream, need not be copied).
+fn keep(id: ObjectId, object: &mut Object) -> Option<(ObjectId, Object)> {
+    let (dict, stream) = match &*object {
+        Object::Stream(s) => (&s.dict, true),
+        Object::Dictionary(d) => (d, false),
+        other => return Some((id, other.clone())),
+    };
+    let name = |key: &[u8]| dict.get(key).ok().and_then(|n| n.as_name().ok());
+    let unneeded = matches!(
+        name(b"Type"),
+        Some(b"StructElem" | b"StructTreeRoot" | b"Metadata" | b"EmbeddedFile" | b"MCR" | b"OBJR")
+    ) || (stream && name(b"Subtype") == Some(b"Image"));
+    match () {
+        _ if unneeded => None,
+        _ if stream => Some((id, Object::Null)),
+        _ => Some((id, object.clone())),
+    }
+}
+
+/// Where a file's `%PDF` header is: in its first KiB, as readers look for it.
+fn header_at(bytes: &[u8]) -> Option<usize> {
+    memchr::memmem::find(&bytes[..bytes.len().min(1024)], b"%PDF")
+}
+
+/// Whether lopdf reads the header at the start of `bytes`: `%PDF-`, then a line end.
+fn lopdf_reads_header(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"%PDF-") && memchr::memchr2(b'\n', b'\r', &bytes[..bytes.len().min(1024)]).is_some()
+}
+
+/// Whether a file with no header starts as a PDF body does: after white space and
+/// comment lines, an object definition (`1 0 obj`).
+fn headerless(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(1024)];
+    let mut i = 0;
+    loop {
+        while head.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        }
+        if head.get(i) != Some(&b'%') {
+            break;
+        }
+        while head.get(i).is_some_and(|&b| b != b'\n' && b != b'\r') {
+            i += 1;
+        }
+    }
+    let mut words = head[i..].split(u8::is_ascii_whitespace).filter(|w| !w.is_empty());
+    let number =
+        |w: Option<&[u8]>| w.is_some_and(|w| !w.is_empty() && w.len() <= 10 && w.iter().all(u8::is_ascii_digit));
+    number(words.next()) && number(words.next()) && words.next().is_some_and(|w| w.starts_with(b"obj"))
+}
+
+/// Whether a file's first bytes look like a PDF to a reader: a `%PDF` header in the first
+/// KiB, or none but a body that starts with an object. Looser than the detection of
+/// `sniff` (which wants the header first, or junk that is binary): used where a PDF is
+/// expected (pdf_read, a file named `.pdf`).
+pub(crate) fn looks_like_pdf(head: &[u8]) -> bool {
+    header_at(head).is_some() || headerless(head)
 }
 
 /// The pages in order, each with the resources it has or inherits. A damaged catalog
@@ -428,6 +558,14 @@ mod tests {
             |_, _| {},
         );
         assert_eq!(text_of(&pdf), vec!["Hello world\nNext line"]);
+    }
+
+    /// A font the page's resources do not define is drawn as Helvetica, as pdf.js draws it.
+    #[test]
+    fn a_font_missing_from_the_resources_still_gives_text() {
+        let pdf = document(&[b"BT /F9 9 Tf 72 700 Td (Not in the resources) Tj ET"], |_, _| {});
+        let t = extract(&pdf, &PdfRequest::default(), &Cancel::new()).unwrap();
+        assert_eq!((t.pages[0].text.as_str(), t.unmapped), ("Not in the resources", 0));
     }
 
     #[test]
@@ -580,18 +718,17 @@ mod tests {
     }
 
     #[test]
-    fn a_chain_of_indirect_lengths_is_refused() {
-        // lopdf resolves each /Length by parsing its target, recursively: a long chain overflows its stack.
-        let mut objects = vec![
-            (1, b"<< /Type /Catalog /Pages 2 0 R >>".to_vec()),
-            (2, b"<< /Type /Pages /Kids [] /Count 0 >>".to_vec()),
-        ];
-        for i in 3..40u32 {
+    fn a_chain_of_indirect_lengths_is_cut_before_lopdf_follows_it() {
+        // lopdf resolves each /Length by parsing its target, recursively: a long chain would
+        // overflow its stack. Lengths that lead to a stream are taken out (the data then
+        // ends at `endstream`), so the page that draws the first stream reads.
+        let mut objects = page_objects(b"");
+        objects[4].1 = b"<< /Length 6 0 R >>\nstream\nBT /F1 9 Tf (chained) Tj ET\nendstream".to_vec();
+        for i in 6..400u32 {
             objects.push((i, format!("<< /Length {} 0 R >>\nstream\nx\nendstream", i + 1).into_bytes()));
         }
-        objects.push((40, b"1".to_vec()));
-        let err = extract(&raw_pdf(&objects, None), &PdfRequest::default(), &Cancel::new()).unwrap_err();
-        assert!(err.to_string().contains("/Length refers to object 4, which is not a number"), "{err}");
+        objects.push((400, b"1".to_vec()));
+        assert_eq!(text_of(&raw_pdf(&objects, None)), vec!["chained"]);
         // A plain indirect length is fine.
         let mut fine = page_objects(b"BT /F1 9 Tf (ok) Tj ET");
         fine[4].1 = b"<< /Length 6 0 R >>\nstream\nBT /F1 9 Tf (ok) Tj ET\nendstream".to_vec();
@@ -693,7 +830,7 @@ mod tests {
         let mut budget = Budget::new(b"", Duration::from_secs(30), &cancel);
         assert_eq!(budget.cmap_entries, MAX_CMAP_ENTRIES);
         budget.cmap_entries = 20;
-        let src = b"1 beginbfrange <00> <0F> <0041> endbfrange";
+        let src = b"1 beginbfrange <00> <0F> [<0041> <0042> <0043> <0044> <0045> <0046> <0047> <0048> <0049> <004A> <004B> <004C> <004D> <004E> <004F> <0050>] endbfrange";
         assert_eq!(budget.cmap(src).unicode.len(), 16);
         assert_eq!(budget.cmap(src).unicode.len(), 0, "4 left: the range does not fit");
         assert_eq!(budget.cmap(b"2 beginbfchar <01> <0041> <02> <0042> endbfchar").unicode.len(), 2);

@@ -30,15 +30,31 @@ pub(crate) fn object_offsets(bytes: &[u8]) -> std::collections::BTreeMap<u32, (u
 pub(crate) fn rebuild(bytes: &[u8]) -> Option<Vec<u8>> {
     let objects = object_offsets(bytes);
     let root = root_of(bytes, &objects)?;
-    let size = objects.keys().next_back().map_or(1, |&n| n + 1);
+    let mut size = objects.keys().next_back().map_or(1, |&n| n + 1);
     let mut out = Vec::with_capacity(bytes.len() + 20 * size as usize + 256);
     out.extend_from_slice(bytes);
     out.push(b'\n');
+    // A catalog written inline in the trailer becomes an object of its own.
+    let mut inline_at = None;
+    let root = match root {
+        Root::Object(n, g) => (n, g),
+        Root::Inline(dict) => {
+            inline_at = Some(out.len());
+            out.extend_from_slice(format!("{size} 0 obj\n").as_bytes());
+            out.extend_from_slice(dict);
+            out.extend_from_slice(b"\nendobj\n");
+            size += 1;
+            (size - 1, 0)
+        }
+    };
     let xref_at = out.len();
     out.extend_from_slice(format!("xref\n0 {size}\n").as_bytes());
     for num in 0..size {
         match objects.get(&num) {
             Some(&(gen, offset)) => out.extend_from_slice(format!("{offset:010} {gen:05} n\r\n").as_bytes()),
+            None if num == root.0 && inline_at.is_some() => {
+                out.extend_from_slice(format!("{:010} 00000 n\r\n", inline_at.unwrap_or(0)).as_bytes())
+            }
             None => out.extend_from_slice(b"0000000000 65535 f\r\n"),
         }
     }
@@ -85,19 +101,32 @@ fn header_before(bytes: &[u8], at: usize) -> Option<(u32, u16, usize)> {
         return None;
     }
     let num = digits(&mut i)?;
-    if i > 0 && !bytes[i - 1].is_ascii_whitespace() && !matches!(bytes[i - 1], b'>' | b']' | b')') {
+    // Anything but a part of a number or a name may come before it: readers find
+    // `|1 0 obj` at the end of a binary comment line too.
+    if i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || matches!(bytes[i - 1], b'.' | b'+' | b'-' | b'/' | b'#')) {
         return None;
     }
     Some((u32::try_from(num).ok()?, u16::try_from(gen).ok()?, i))
 }
 
-/// The catalog: the old trailer's `/Root` if that object was found, else the last
-/// object that says `/Type /Catalog`.
-fn root_of(bytes: &[u8], objects: &std::collections::BTreeMap<u32, (u16, usize)>) -> Option<(u32, u16)> {
-    if let Some((n, g)) = last_trailer(bytes).and_then(|t| reference_after(t, b"/Root")) {
+/// Where the catalog is.
+enum Root<'a> {
+    Object(u32, u16),
+    /// A dictionary written in the trailer itself.
+    Inline(&'a [u8]),
+}
+
+/// The catalog: the old trailer's `/Root` if that object was found, or the dictionary
+/// the trailer gives inline; else the last object that says `/Type /Catalog`.
+fn root_of<'a>(bytes: &'a [u8], objects: &std::collections::BTreeMap<u32, (u16, usize)>) -> Option<Root<'a>> {
+    let trailer = last_trailer(bytes);
+    if let Some((n, g)) = trailer.and_then(|t| reference_after(t, b"/Root")) {
         if objects.get(&n).is_some_and(|&(gen, _)| gen == g) {
-            return Some((n, g));
+            return Some(Root::Object(n, g));
         }
+    }
+    if let Some(dict) = trailer.and_then(|t| dict_after(t, b"/Root")) {
+        return Some(Root::Inline(dict));
     }
     // The object that holds the last catalog: the one starting last before it.
     let last = [&b"/Type/Catalog"[..], b"/Type /Catalog"].iter().filter_map(|key| memmem::rfind(bytes, key)).max()?;
@@ -105,7 +134,35 @@ fn root_of(bytes: &[u8], objects: &std::collections::BTreeMap<u32, (u16, usize)>
     starts.sort_unstable();
     let before = starts.partition_point(|&(off, _, _)| off < last);
     let &(_, n, g) = starts.get(before.checked_sub(1)?)?;
-    Some((n, g))
+    Some(Root::Object(n, g))
+}
+
+/// The `<< … >>` right after `key` in `text`, nested dictionaries and all.
+fn dict_after<'a>(text: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+    let at = memmem::find(text, key)? + key.len();
+    let open = at + text[at..].iter().position(|b| !b.is_ascii_whitespace())?;
+    if !text[open..].starts_with(b"<<") {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut i = open;
+    while i + 1 < text.len() {
+        match &text[i..i + 2] {
+            b"<<" => {
+                depth += 1;
+                i += 2;
+            }
+            b">>" => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return Some(&text[open..i]);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// Whether a classic cross-reference table lists one offset for two objects. lopdf
@@ -202,5 +259,19 @@ mod tests {
         assert_eq!(header_before(b, 7), Some((12, 0, 2)));
         assert_eq!(header_before(b"endobj", 3), None);
         assert_eq!(header_before(b"a12 0 obj", 6), None);
+        // At the end of a binary comment line, as poppler finds it.
+        assert_eq!(header_before(b"%\xa0\xf2|1 0 obj", 8), Some((1, 0, 4)));
+    }
+
+    /// Issue 22: a file with no table whose trailer gives the catalog inline.
+    #[test]
+    fn an_inline_catalog_becomes_an_object() {
+        let body = b"%PDF-1.4\n2 0 obj <</Type/Pages/Kids[]/Count 0>> endobj\ntrailer\n<< /Root << /Type /Catalog /Pages 2 0 R /Extra << /A 1 >> >> >>\n";
+        let fixed = rebuild(body).unwrap();
+        let text = String::from_utf8_lossy(&fixed);
+        assert!(text.contains("3 0 obj\n<< /Type /Catalog /Pages 2 0 R /Extra << /A 1 >> >>\nendobj"), "{text}");
+        assert!(text.contains("/Root 3 0 R"), "{text}");
+        let doc = lopdf::Document::load_mem(&fixed).unwrap();
+        assert!(doc.catalog().is_ok());
     }
 }

@@ -8,6 +8,7 @@ use lopdf::{Dictionary, Document, Object};
 use rustc_hash::FxHashMap;
 
 use super::font::{Font, Glyph};
+use super::layout::{Placed, Sink};
 use super::lexer::{Lexer, Token};
 use super::{filters, resolve, resolve_dict, Budget, Fail};
 
@@ -91,14 +92,19 @@ const MAX_STATES: usize = 256;
 const MAX_FORM_DEPTH: usize = 16;
 /// Operands held at once; more are dropped (no operator takes more than a few).
 const MAX_OPERANDS: usize = 4096;
-/// Text one document may produce; past it the rest is dropped and the result says so.
-pub(crate) const MAX_TEXT_BYTES: usize = 64 * 1024 * 1024;
+/// Decoded Form XObjects kept for the other pages of a document, in bytes; beyond this a
+/// form is decoded again where it is drawn.
+const MAX_CACHED_FORMS: usize = 16 * 1024 * 1024;
 
 /// Shared by the pages of one document: decoded fonts and forms.
 #[derive(Default)]
 pub(crate) struct Cache {
     fonts: FxHashMap<usize, Rc<Font>>,
     forms: FxHashMap<usize, Rc<Vec<u8>>>,
+    /// Bytes of the forms kept.
+    form_bytes: usize,
+    /// The font for names the resources lack.
+    missing: Option<Rc<Font>>,
 }
 
 /// Runs one page's content, then the appearance streams of its visible annotations
@@ -112,13 +118,17 @@ pub(crate) fn page_text(
     sink: &mut Sink,
     budget: &mut Budget,
 ) -> Result<(), Fail> {
-    let mut run = Run { doc, cache, sink, budget, forms: Vec::new() };
+    let visible = visible_box(doc, page);
+    let mut run = Run { doc, cache, sink, budget, forms: Vec::new(), visible };
     run.content(contents, resources, State::new(IDENTITY))?;
     let annots = match page.get(b"Annots").map(|a| resolve(doc, a)) {
         Ok(Object::Array(list)) => list.as_slice(),
         _ => &[],
     };
     for annot in annots.iter().take(10_000) {
+        if run.sink.full() {
+            break;
+        }
         let Some(annot) = resolve_dict(doc, annot) else { continue };
         run.budget.tick()?;
         let flags = annot.get(b"F").ok().and_then(|f| resolve(doc, f).as_i64().ok()).unwrap_or(0);
@@ -244,6 +254,39 @@ struct Run<'d, 'r, 'c> {
     budget: &'r mut Budget<'c>,
     /// The Form XObjects being run, innermost last (for loops).
     forms: Vec<usize>,
+    /// What a viewer shows of the page (`x0, y0, x1, y1` in default user space): glyphs
+    /// drawn wholly outside it are not text of this page.
+    visible: Option<[f64; 4]>,
+}
+
+/// The part of a page a viewer shows: its crop box within its media box, each its own or
+/// inherited (PDF 32000 14.11.2). `None` when the page gives no usable box.
+fn visible_box(doc: &Document, page: &Dictionary) -> Option<[f64; 4]> {
+    let inherited = |key: &[u8]| {
+        let mut node = Some(page);
+        for _ in 0..32 {
+            let dict = node?;
+            let b = numbers(doc, dict.get(key).ok());
+            if b.len() == 4 && b.iter().all(|v| v.is_finite()) {
+                let [x0, y0, x1, y1] = [b[0], b[1], b[2], b[3]];
+                let r = [x0.min(x1), y0.min(y1), x0.max(x1), y0.max(y1)];
+                if r[2] - r[0] > 1e-6 && r[3] - r[1] > 1e-6 {
+                    return Some(r);
+                }
+            }
+            node = dict.get(b"Parent").ok().and_then(|p| resolve_dict(doc, p));
+        }
+        None
+    };
+    let media = inherited(b"MediaBox");
+    match (inherited(b"CropBox"), media) {
+        (Some(c), Some(m)) => {
+            let r = [c[0].max(m[0]), c[1].max(m[1]), c[2].min(m[2]), c[3].min(m[3])];
+            // A crop box that misses the media box altogether is ignored, as readers do.
+            Some(if r[2] > r[0] && r[3] > r[1] { r } else { m })
+        }
+        (c, m) => c.or(m),
+    }
 }
 
 fn num(op: Option<&Operand<'_>>) -> f64 {
@@ -303,6 +346,9 @@ impl<'d> Run<'d, '_, '_> {
                         lx.skip_inline_image();
                     } else {
                         self.operator(k, &ops, &mut gs, &mut saved, &mut tm, &mut tlm, resources)?;
+                        if self.sink.full() {
+                            return Ok(());
+                        }
                     }
                     ops.clear();
                     continue;
@@ -446,7 +492,19 @@ impl<'d> Run<'d, '_, '_> {
 
     fn font(&mut self, resources: Option<&'d Dictionary>, name: &[u8]) -> Rc<Font> {
         let Some(Object::Dictionary(dict)) = self.resource(resources, b"Font", name) else {
-            return Rc::new(Font::broken());
+            // A font the resources do not define: Helvetica in WinAnsiEncoding, as pdf.js
+            // draws it (its text is still text).
+            if let Some(font) = &self.cache.missing {
+                return font.clone();
+            }
+            let mut dict = Dictionary::new();
+            dict.set("Type", Object::Name(b"Font".to_vec()));
+            dict.set("Subtype", Object::Name(b"Type1".to_vec()));
+            dict.set("BaseFont", Object::Name(b"Helvetica".to_vec()));
+            dict.set("Encoding", Object::Name(b"WinAnsiEncoding".to_vec()));
+            let font = Rc::new(Font::load(self.doc, &dict, self.budget));
+            self.cache.missing = Some(font.clone());
+            return font;
         };
         let key = dict as *const Dictionary as usize;
         if let Some(font) = self.cache.fonts.get(&key) {
@@ -487,7 +545,10 @@ impl<'d> Run<'d, '_, '_> {
             Some(data) => data.clone(),
             None => {
                 let data = Rc::new(filters::decode(self.doc, stream, self.budget)?);
-                self.cache.forms.insert(key, data.clone());
+                if self.cache.form_bytes + data.len() <= MAX_CACHED_FORMS {
+                    self.cache.form_bytes += data.len();
+                    self.cache.forms.insert(key, data.clone());
+                }
                 data
             }
         };
@@ -520,7 +581,7 @@ impl<'d> Run<'d, '_, '_> {
         let mut offset = 0.0;
         font.space.each(bytes, |code, code_len| {
             // A long string in a font with many code ranges is real work: count every glyph.
-            if stopped.is_err() {
+            if stopped.is_err() || self.sink.full() {
                 return false;
             }
             if let Err(fail) = self.budget.tick() {
@@ -536,6 +597,18 @@ impl<'d> Run<'d, '_, '_> {
                 let origin = m.point(offset, gs.rise);
                 (origin, m.point(offset + w * th, gs.rise), (w + gs.char_spacing + space) * th)
             };
+            offset += advance;
+            if let Some([x0, y0, x1, y1]) = self.visible {
+                // Wholly outside what a viewer shows (as poppler tests it: the advance's
+                // extent): text of another page that shares this content, or hidden.
+                if origin.0.max(end.0) < x0
+                    || origin.0.min(end.0) > x1
+                    || origin.1.max(end.1) < y0
+                    || origin.1.min(end.1) > y1
+                {
+                    return true;
+                }
+            }
             let placed = Placed { origin, end, dir, size, font: Rc::as_ptr(&font) as usize };
             match font.text(code, code_len) {
                 Glyph::Text(t) => self.sink.glyph(&placed, t),
@@ -545,7 +618,6 @@ impl<'d> Run<'d, '_, '_> {
                     self.sink.glyph(&placed, "\u{fffd}");
                 }
             }
-            offset += advance;
             true
         });
         *tm = if font.vertical {
@@ -557,195 +629,9 @@ impl<'d> Run<'d, '_, '_> {
     }
 }
 
-/// A glyph placed on the page, in device space.
-pub(crate) struct Placed {
-    origin: (f64, f64),
-    end: (f64, f64),
-    /// The unit vector of the writing direction.
-    dir: (f64, f64),
-    /// The font size as drawn.
-    size: f64,
-    /// Which font drew it (the address of the shared font: equal for the same font).
-    font: usize,
-}
-
-/// A gap wider than this share of the font size between two glyphs is a word break,
-/// as in poppler's `pdftotext`.
-const WORD_GAP: f64 = 0.1;
-/// Where the font changes, a smaller gap already breaks the word: poppler starts a new
-/// word at every font change, and TeX's math (a comma in another font after a letter)
-/// leaves gaps this small.
-const FONT_GAP: f64 = 0.02;
-/// A baseline shift beyond this share of the font size starts a new line.
-const LINE_SHIFT: f64 = 0.5;
-/// A baseline shift beyond this share of the font size leaves a blank line between.
-const PARAGRAPH_SHIFT: f64 = 2.2;
-
-/// Lays glyphs out as text as they arrive.
-#[derive(Default)]
-pub(crate) struct Sink {
-    out: String,
-    line_start: usize,
-    prev: Option<Prev>,
-    pending_space: bool,
-    /// Glyphs with no Unicode mapping.
-    pub(crate) unmapped: u64,
-    /// Text was dropped at [`MAX_TEXT_BYTES`].
-    pub(crate) cut: bool,
-    total: usize,
-}
-
-struct Prev {
-    font: usize,
-    origin: (f64, f64),
-    end: (f64, f64),
-    dir: (f64, f64),
-    size: f64,
-    text: char,
-}
-
-impl Sink {
-    fn glyph(&mut self, g: &Placed, text: &str) {
-        let blank = text.chars().all(char::is_whitespace);
-        if let Some(p) = &self.prev {
-            let (dx, dy) = (g.origin.0 - p.end.0, g.origin.1 - p.end.1);
-            let along = dx * p.dir.0 + dy * p.dir.1;
-            let across = p.dir.0 * dy - p.dir.1 * dx;
-            let size = p.size.max(g.size).max(1e-6);
-            let turned = g.dir.0 * p.dir.0 + g.dir.1 * p.dir.1 < 0.95;
-            if turned || across.abs() > LINE_SHIFT * size {
-                self.newline(across.abs() > PARAGRAPH_SHIFT * size && !turned);
-            } else if !blank {
-                let first = text.chars().next().unwrap_or(' ');
-                let (ox, oy) = (g.origin.0 - p.origin.0, g.origin.1 - p.origin.1);
-                if first == p.text && ox.hypot(oy) < 0.2 * size && along < 0.0 {
-                    // The same glyph drawn again on top (fake bold): once is enough.
-                    return;
-                }
-                if along > WORD_GAP * size
-                    || (g.font != p.font && along > FONT_GAP * size)
-                    || along < -0.5 * size - (p.end.0 - p.origin.0).hypot(p.end.1 - p.origin.1)
-                {
-                    self.pending_space = true;
-                }
-            }
-        }
-        let last = text.chars().last().unwrap_or(' ');
-        self.prev = Some(Prev { font: g.font, origin: g.origin, end: g.end, dir: g.dir, size: g.size, text: last });
-        if blank {
-            self.pending_space = true;
-            return;
-        }
-        if self.pending_space && self.out.len() > self.line_start && !self.out.ends_with(' ') {
-            self.push(" ");
-        }
-        self.pending_space = false;
-        self.push(text);
-    }
-
-    fn push(&mut self, text: &str) {
-        if self.total + self.out.len() + text.len() > MAX_TEXT_BYTES {
-            self.cut = true;
-            return;
-        }
-        for c in text.chars() {
-            match c {
-                '\u{fb00}' => self.out.push_str("ff"),
-                '\u{fb01}' => self.out.push_str("fi"),
-                '\u{fb02}' => self.out.push_str("fl"),
-                '\u{fb03}' => self.out.push_str("ffi"),
-                '\u{fb04}' => self.out.push_str("ffl"),
-                '\u{fb05}' | '\u{fb06}' => self.out.push_str("st"),
-                c if c.is_whitespace() => {
-                    if !self.out.ends_with(' ') && self.out.len() > self.line_start {
-                        self.out.push(' ');
-                    }
-                }
-                c if c.is_control() => {}
-                c => self.out.push(c),
-            }
-        }
-    }
-
-    fn newline(&mut self, paragraph: bool) {
-        self.pending_space = false;
-        let trimmed = self.out.trim_end_matches(' ').len();
-        self.out.truncate(trimmed.max(self.line_start));
-        if self.out.len() > self.line_start {
-            self.out.push('\n');
-            if paragraph {
-                self.out.push('\n');
-            }
-            self.line_start = self.out.len();
-        }
-    }
-
-    /// Text on a line of its own.
-    pub(crate) fn line(&mut self, text: &str) {
-        self.newline(false);
-        self.push(text);
-        self.newline(false);
-        self.prev = None;
-    }
-
-    /// The page's text so far, and a fresh start for the next page.
-    pub(crate) fn take_page(&mut self) -> String {
-        self.newline(false);
-        self.prev = None;
-        let mut text = std::mem::take(&mut self.out);
-        while text.ends_with('\n') {
-            text.pop();
-        }
-        self.total += text.len();
-        self.line_start = 0;
-        text
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(x: f64, y: f64, w: f64) -> Placed {
-        Placed { origin: (x, y), end: (x + w, y), dir: (1.0, 0.0), size: 10.0, font: 0 }
-    }
-
-    #[test]
-    fn gaps_make_words_and_shifts_make_lines() {
-        let mut s = Sink::default();
-        s.glyph(&at(0.0, 100.0, 5.0), "H");
-        s.glyph(&at(5.2, 100.0, 5.0), "i");
-        s.glyph(&at(13.0, 100.0, 5.0), "y");
-        s.glyph(&at(0.0, 88.0, 5.0), "o");
-        s.glyph(&at(0.0, 40.0, 5.0), "z");
-        assert_eq!(s.take_page(), "Hi y\no\n\nz");
-    }
-
-    #[test]
-    fn spaces_collapse_and_overprints_drop() {
-        let mut s = Sink::default();
-        s.glyph(&at(0.0, 0.0, 5.0), "a");
-        s.glyph(&at(5.0, 0.0, 2.5), " ");
-        s.glyph(&at(7.5, 0.0, 2.5), " ");
-        s.glyph(&at(10.0, 0.0, 5.0), "b");
-        s.glyph(&at(10.5, 0.0, 5.0), "b");
-        s.glyph(&at(15.0, 0.0, 5.0), "\u{fb01}");
-        assert_eq!(s.take_page(), "a bfi");
-    }
-
-    #[test]
-    fn a_font_change_breaks_a_word_at_a_smaller_gap() {
-        let mut s = Sink::default();
-        s.glyph(&at(0.0, 0.0, 5.0), "X");
-        s.glyph(&at(5.5, 0.0, 5.0), ",");
-        let other = Placed { font: 1, ..at(11.0, 0.0, 5.0) };
-        s.glyph(&other, "Y");
-        let touching = Placed { font: 0, ..at(16.0, 0.0, 5.0) };
-        s.glyph(&touching, "z");
-        // 0.5 is under a tenth of the size in one font, over 0.02 of it across a change;
-        // a change with no gap joins.
-        assert_eq!(s.take_page(), "X, Yz");
-    }
 
     #[test]
     fn matrices_compose_in_pdf_order() {
