@@ -1060,15 +1060,22 @@ describe('parseShell', () => {
   })
 
   it('parses and rates in time linear in the command: 60 KiB of `ls;` costs about 10 times 6 KiB', () => {
-    // A ratio of the best of three runs: on a loaded machine absolute times measure the others.
+    // The best of five runs in CPU time, not wall time: on a loaded machine the wall clock
+    // measures the others. The young-generation collections of the big run's 20,480 live
+    // commands add to its cost (a loaded machine measured 20-47x), so the bound sits between
+    // that and what a quadratic parser would cost (100x).
+    const cpuMs = () => {
+      const u = process.cpuUsage()
+      return (u.user + u.system) / 1000
+    }
     const best = (f: () => void) => {
       let min = Number.POSITIVE_INFINITY
-      for (let i = 0; i < 3; i++) {
-        const t = performance.now()
+      for (let i = 0; i < 5; i++) {
+        const t = cpuMs()
         f()
-        min = Math.min(min, performance.now() - t)
+        min = Math.min(min, cpuMs() - t)
       }
-      return min
+      return Math.max(min, 0.001)
     }
     const small = 'ls;'.repeat(2 * 1024)
     const big = 'ls;'.repeat(20 * 1024)
@@ -1077,7 +1084,7 @@ describe('parseShell', () => {
     expect(r.commands).toHaveLength(20 * 1024)
     expect(classifyCommand(big).risk).toBe('low')
     // Linear is 10x; quadratic would be 100x.
-    expect(best(() => parseShell(big)) / best(() => parseShell(small))).toBeLessThan(30)
-    expect(best(() => classifyCommand(big)) / best(() => classifyCommand(small))).toBeLessThan(30)
+    expect(best(() => parseShell(big)) / best(() => parseShell(small))).toBeLessThan(65)
+    expect(best(() => classifyCommand(big)) / best(() => classifyCommand(small))).toBeLessThan(65)
   })
 })
