@@ -264,7 +264,7 @@ describe('the MCP server', () => {
     await Promise.all([server.connect(a), client.connect(b)])
     const { tools } = await client.listTools()
     const write = tools.find((t) => t.name === 'write_file')
-    expect(Object.keys(write?.inputSchema.properties ?? {})).toEqual(['file_path', 'content'])
+    expect(Object.keys(write?.inputSchema.properties ?? {})).toEqual(['file_path', 'content', 'grant_phrase'])
     expect(tools.find((t) => t.name === 'list_directory')?.annotations?.readOnlyHint).toBe(true)
     const wrote = await client.callTool({ name: 'write_file', arguments: { file_path: 'x.txt', content: 'hi\n' } })
     expect((wrote.content as Array<{ text: string }>)[0].text).toBe(`Successfully created and wrote to new file: ${dir}/x.txt.`)
