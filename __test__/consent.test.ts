@@ -305,6 +305,24 @@ describe('guarded preset: the gate with read-before-write', () => {
     expect(disk(fx, 'src/a.txt')).toBe('w\n')
   })
 
+  it('the gemini dialect: write_file and replace are gated as Write and Edit are, and take grant_phrase as they do', async () => {
+    for (const preset of ['claude-code', 'gemini-cli'] as const) {
+      const fx = fixture({ preset, policy: { consentGate: true } })
+      const [read, write, edit] = preset === 'claude-code' ? ['Read', 'Write', 'Edit'] : ['read_file', 'write_file', 'replace']
+      const edits = preset === 'claude-code' ? {} : { instruction: 'Shout the first word' }
+      ok(await fx.session.call(read, { file_path: 'src/a.txt' }))
+      const phrase = gate(await fx.session.call(write, { file_path: 'src/a.txt', content: 'w\n' }), 'src/')
+      expect(disk(fx, 'src/a.txt'), preset).toBe('alpha\n')
+      ok(await fx.session.call(write, { file_path: 'src/a.txt', content: 'w\n', grant_phrase: phrase }))
+      expect(disk(fx, 'src/a.txt'), preset).toBe('w\n')
+      // Another folder: the edit tool asks, and its phrase grants.
+      ok(await fx.session.call(read, { file_path: 'lib/c.txt' }))
+      const again = gate(await fx.session.call(edit, { file_path: 'lib/c.txt', old_string: 'charlie', new_string: 'CHARLIE', ...edits }), 'lib/')
+      ok(await fx.session.call(edit, { file_path: 'lib/c.txt', old_string: 'charlie', new_string: 'CHARLIE', ...edits, grant_phrase: again }))
+      expect(disk(fx, 'lib/c.txt'), preset).toBe('CHARLIE\n')
+    }
+  })
+
   it('a grant via file_write covers file_edit in the same folder', async () => {
     const fx = guarded()
     ok(await fx.session.call('file_read', { path: 'src/a.txt' }))

@@ -4,6 +4,7 @@
  * dialect, and the gemini dialect (gemini-cli 0.61's names, fields and answers) on the
  * same engine and policy; names two dialects share.
  */
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -195,6 +196,35 @@ describe('the gemini dialect', () => {
     expect(ok(await session.call('grep_search', { pattern: 'nothing here' }))).toBe('No matches found for pattern "nothing here" in path ".".')
   })
 
+  it.skipIf(spawnSync('rg', ['--version']).status !== 0)('grep_search merges context as gemini-cli shows rg --json: overlapping and touching ranges once, no line lost', async () => {
+    // gemini-cli runs rg --json and prints its match and context lines as L<n>: / L<n>-,
+    // file by file. Files of 40 lines with matches at random lines, -C and -A/-B (not
+    // both: rg 13 and 14 combine them differently).
+    const { dir, session } = workspace({ preset: 'gemini-cli' })
+    let seed = 7
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    const expected = (args: string[]) => {
+      const run = spawnSync('rg', ['--json', '--sort', 'path', ...args, 'hit', 'a.txt', 'b.txt'], { cwd: dir })
+      const out: string[] = []
+      for (const line of run.stdout.toString().split('\n').filter(Boolean)) {
+        const j = JSON.parse(line) as { type: string; data: { path: { text: string }; line_number: number; lines: { text: string } } }
+        if (j.type === 'begin') out.push(`File: ${j.data.path.text}`)
+        if (j.type === 'match' || j.type === 'context') out.push(`L${j.data.line_number}${j.type === 'match' ? ':' : '-'} ${j.data.lines.text.trimEnd()}`)
+      }
+      return out
+    }
+    for (let round = 0; round < 40; round++) {
+      for (const name of ['a.txt', 'b.txt']) put(dir, name, Array.from({ length: 40 }, (_, i) => (random() < 0.2 ? `hit ${i + 1}` : `line ${i + 1}`)).join('\n') + '\n')
+      const [c, a, b] = [0, 0, 0].map(() => Math.floor(random() * 4))
+      const input = round % 2 === 0 ? { context: c } : { after: a, before: b }
+      const args = round % 2 === 0 ? ['-C', String(c)] : ['-A', String(a), '-B', String(b)]
+      const got = ok(await session.call('grep_search', { pattern: 'hit', total_max_matches: 1000, ...input }))
+        .split('\n')
+        .filter((l) => /^(L\d+[:-] |File: )/.test(l))
+      expect(got, JSON.stringify(input)).toEqual(expected(args))
+    }
+  })
+
   it('run_shell_command answers Output:/Exit Code:, runs in dir_path, and starts background commands', async () => {
     const { dir, session } = workspace({ preset: 'gemini-cli' })
     put(dir, 'sub/x.txt', '')
@@ -234,7 +264,7 @@ describe('the MCP server', () => {
     await Promise.all([server.connect(a), client.connect(b)])
     const { tools } = await client.listTools()
     const write = tools.find((t) => t.name === 'write_file')
-    expect(Object.keys(write?.inputSchema.properties ?? {})).toEqual(['file_path', 'content'])
+    expect(Object.keys(write?.inputSchema.properties ?? {})).toEqual(['file_path', 'content', 'grant_phrase'])
     expect(tools.find((t) => t.name === 'list_directory')?.annotations?.readOnlyHint).toBe(true)
     const wrote = await client.callTool({ name: 'write_file', arguments: { file_path: 'x.txt', content: 'hi\n' } })
     expect((wrote.content as Array<{ text: string }>)[0].text).toBe(`Successfully created and wrote to new file: ${dir}/x.txt.`)

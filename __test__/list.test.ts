@@ -79,6 +79,27 @@ describe('list_directory', () => {
     }
   })
 
+  it("negated folder globs leave the folder out, as rg -g '!dir/' and '!dir/**' do, in list_directory, content_search and Grep", async () => {
+    const { dir, session } = workspace()
+    for (const f of ['dist/a.js', 'dist/sub/b.js', 'src/dist/c.js', 'src/d.js', 'src/dist.js', 'e.js']) put(dir, f, 'hit\n')
+    const rg = spawnSync('rg', ['--version']).status === 0
+    const cases: Array<[string, string[]]> = [
+      ['dist/', ['e.js', 'src/d.js', 'src/dist.js']],
+      ['dist/**', ['e.js', 'src/d.js', 'src/dist.js', 'src/dist/c.js']],
+      ['src/dist/', ['dist/a.js', 'dist/sub/b.js', 'e.js', 'src/d.js', 'src/dist.js']],
+    ]
+    for (const [glob, files] of cases) {
+      if (rg) expect(spawnSync('rg', ['--files', '-g', `!${glob}`], { cwd: dir, encoding: 'utf8' }).stdout.trim().split('\n').sort(), `rg -g !${glob}`).toEqual(files)
+      const listed = (await session.call('list_directory', { depth: 10, ignore: [glob] })).data as { entries: ListedEntry[] }
+      expect(listed.entries.filter((e) => e.type === 'file').map((e) => e.path).sort(), `list_directory ignore ${glob}`).toEqual(files)
+      // The folder itself is not listed either (an empty folder would say it holds nothing).
+      const folders = listed.entries.filter((e) => e.type === 'dir').map((e) => e.path)
+      expect(folders.some((f) => f === glob.replace(/\/(\*\*)?$/, '')), `list_directory ignore ${glob}: ${folders.join(' ')}`).toBe(false)
+      const searched = (await session.call('content_search', { pattern: 'hit', output_mode: 'files_with_matches', include: `!${glob}` })).data as { files: string[] }
+      expect([...searched.files].sort(), `content_search include !${glob}`).toEqual(files)
+    }
+  })
+
   it('pages with a visible continuation, and every page together is the whole', async () => {
     const { dir, session } = workspace()
     for (let i = 0; i < 25; i++) put(dir, `f${String(i).padStart(2, '0')}.txt`, '')

@@ -181,6 +181,35 @@ const FIXTURES: Record<string, { build: () => Buffer; poppler?: string[] }> = {
       return doc.build()
     },
   },
+  'crop-box-edges': {
+    build: () => {
+      const doc = new PdfDoc()
+      const f1 = type1Font(doc, 'Helvetica', { encoding: 'WinAnsiEncoding' })
+      // Crop box x 100–400, y 100–700. Of a word across its left edge, the glyphs wholly
+      // outside go ("Str", x 80–95.3) and the one across the edge stays ("a", 95.3–102);
+      // words below, above, right and left of it go.
+      const at = (x: number, y: number, t: string) => `BT /F1 12 Tf ${x} ${y} Td ${lit(t)} Tj ET`
+      const content = [at(150, 600, 'Inside'), at(80, 500, 'Straddles'), at(150, 50, 'Below'), at(150, 750, 'Above'), at(450, 400, 'Right'), at(10, 300, 'Left')]
+      doc.page({ resources: { fonts: { F1: f1 } }, content: content.join('\n'), cropBox: [100, 100, 400, 700] })
+      // A crop box that misses the media box altogether is ignored: the whole page shows.
+      doc.page({ resources: { fonts: { F1: f1 } }, content: at(72, 700, 'Whole page'), cropBox: [700, 900, 800, 1000] })
+      return doc.build()
+    },
+  },
+  'gbk-named-but-embedded': {
+    build: () => {
+      const doc = new PdfDoc()
+      // Named 宋体 but embedded: its program is the truth, and WinAnsiEncoding reads the bytes.
+      const program = doc.stream({}, Buffer.from('not a real TrueType program'))
+      const descriptor = { Type: '/FontDescriptor', FontName: '/#CB#CE#CC#E5', Flags: 32, FontBBox: [0, -141, 1000, 859], ItalicAngle: 0, Ascent: 859, Descent: -141, CapHeight: 859, StemV: 80, FontFile2: program }
+      const font = doc.add({ Type: '/Font', Subtype: '/TrueType', BaseFont: '/#CB#CE#CC#E5', Encoding: '/WinAnsiEncoding', FirstChar: 32, LastChar: 255, Widths: Array(224).fill(500), FontDescriptor: doc.add(descriptor) })
+      // The same name with a style suffix, not embedded: GBK.
+      const bold = doc.add({ Type: '/Font', Subtype: '/TrueType', BaseFont: '/#CB#CE#CC#E5,Bold', Encoding: '/WinAnsiEncoding', FirstChar: 32, LastChar: 126, Widths: Array(95).fill(500) })
+      const gbk = Buffer.from([0xd6, 0xd0, 0xce, 0xc4, 0x20, 0x41, 0x42, 0x43]) // 中文 ABC in GBK
+      doc.page({ resources: { fonts: { F1: font, F2: bold } }, content: `BT /F1 12 Tf 72 700 Td ${lit(gbk)} Tj /F2 12 Tf 0 -20 Td ${lit(gbk)} Tj ET` })
+      return doc.build()
+    },
+  },
   'arabic-visual-order': {
     build: () => {
       const doc = new PdfDoc()
@@ -288,11 +317,19 @@ describe('fonts', () => {
   it('a simple font named in GBK and not embedded reads its strings as GBK (the pdf.js heuristic)', async () => {
     expect(pages(await read('gbk-simple-font'))).toEqual(['中文 ABC'])
   })
+
+  it('a font named in GBK but embedded keeps its encoding; a style suffix on the name still reads GBK', async () => {
+    expect(pages(await read('gbk-named-but-embedded'))).toEqual(['\u00d6\u00d0\u00ce\u00c4 ABC\n中文 ABC'])
+  })
 })
 
 describe('layout', () => {
   it('a content stream shared by pages with different crop boxes gives each page only its visible text', async () => {
     expect(pages(await read('crop-boxes-share-content'))).toEqual(['Left half', 'Right half'])
+  })
+
+  it('glyphs wholly outside the crop box go, one across its edge stays, a box off the page is ignored', async () => {
+    expect(pages(await read('crop-box-edges'))).toEqual(['Inside\n\naddles', 'Whole page'])
   })
 
   it('Arabic drawn in visual order comes out in logical order, presentation forms as letters', async () => {

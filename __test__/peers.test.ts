@@ -146,7 +146,14 @@ async function claudeFixture(): Promise<Fixture> {
 }
 
 /** The JSON Schema type(s) a TypeScript field type may have in fsgate's schema. */
-const COMPATIBLE: Record<Field['kind'], string[]> = { string: ['string'], number: ['number', 'integer'], boolean: ['boolean'], enum: ['string'], other: [] }
+// A `number` of the d.ts admits fractions (Claude Code's schemas are z.number()): fsgate's
+// field is a number too, not an integer that would refuse 1.5.
+const COMPATIBLE: Record<Field['kind'], string[]> = { string: ['string'], number: ['number'], boolean: ['boolean'], enum: ['string'], other: [] }
+
+/** fsgate's claude tools that Claude Code does not declare, each with the reason. */
+const CLAUDE_FSGATE_ONLY: Record<string, string> = {
+  TaskOutput: "Claude Code 2.1 reads a task's output with Read of its output file (served too); hosts on older versions send TaskOutput",
+}
 
 describe("Claude Code's sdk-tools.d.ts", () => {
   const interfaces = claudeInterfaces()
@@ -154,6 +161,13 @@ describe("Claude Code's sdk-tools.d.ts", () => {
 
   it(`declares the tools fsgate answers to (claude-code ${version})`, () => {
     for (const iface of Object.values(CLAUDE_TOOLS)) expect(interfaces.has(iface), iface).toBe(true)
+  })
+
+  it('every claude tool of fsgate is checked against its declaration, or is fsgate\'s own with a reason', () => {
+    const { toolkit } = workspace()
+    const names = toolkit.definitions({ dialect: 'claude' }).map((d) => ('name' in d ? d.name : ''))
+    for (const name of names) expect(name in CLAUDE_TOOLS || name in CLAUDE_FSGATE_ONLY, `${name} is not checked`).toBe(true)
+    for (const name of Object.keys(CLAUDE_FSGATE_ONLY)) expect(interfaces.has(`${name}Input`), `${name} is declared now: check it`).toBe(false)
   })
 
   it("fsgate's claude schemas have every declared field, with a compatible type, required as declared", () => {
@@ -181,6 +195,8 @@ describe("Claude Code's sdk-tools.d.ts", () => {
       const base = Object.fromEntries(fields.map((f) => [f.name, claudeValue(tool, f, fx0)]))
       variants.push(base)
       for (const f of fields) for (const v of f.values) if (v !== base[f.name]) variants.push({ ...base, [f.name]: v })
+      // A number field at a fraction: the peer's type admits it, so fsgate must too.
+      for (const f of fields) if (f.kind === 'number') variants.push({ ...base, [f.name]: (base[f.name] as number) + 0.5 })
       for (const input of variants) {
         const fx = await claudeFixture()
         const call = { ...input }
@@ -242,6 +258,8 @@ interface JsonProp {
   items?: JsonProp
   properties?: Record<string, JsonProp>
   minimum?: number
+  maximum?: number
+  enum?: unknown[]
 }
 
 /**
@@ -297,6 +315,12 @@ function geminiSets(): { version: string; sets: Record<string, Record<string, Ge
 /** gemini-cli's tools fsgate answers to, by their key in a set. */
 const GEMINI_TOOLS = ['read_file', 'write_file', 'replace', 'glob', 'grep_search', 'grep_search_ripgrep', 'list_directory', 'run_shell_command']
 
+/** fsgate's gemini tools that gemini-cli does not declare, each with the reason. */
+const GEMINI_FSGATE_ONLY: Record<string, string> = {
+  task_output: "gemini-cli shows a background command's output in its own UI; a model on fsgate reads it with this",
+  task_stop: 'gemini-cli stops background commands from its UI; a model on fsgate stops them with this',
+}
+
 function geminiValue(tool: string, name: string, p: JsonProp): unknown {
   const byName: Record<string, unknown> = {
     file_path: tool === 'write_file' ? 'new.txt' : 'a.txt',
@@ -349,6 +373,47 @@ describe("gemini-cli's bundled declarations", () => {
     for (const set of Object.values(sets)) for (const tool of GEMINI_TOOLS) expect(set[tool]?.parametersJsonSchema?.properties, tool).toBeTypeOf('object')
   })
 
+  it("every gemini tool of fsgate is checked against a declaration, or is fsgate's own with a reason", () => {
+    const { toolkit } = workspace({ preset: 'gemini-cli' })
+    const declared = new Set(Object.values(sets).flatMap((set) => GEMINI_TOOLS.map((key) => set[key].name)))
+    for (const d of toolkit.definitions({ format: 'mcp' })) {
+      const name = 'name' in d ? d.name : ''
+      expect(declared.has(name) || name in GEMINI_FSGATE_ONLY, `${name} is not checked`).toBe(true)
+    }
+    for (const name of Object.keys(GEMINI_FSGATE_ONLY)) expect(declared.has(name), `${name} is declared now: check it`).toBe(false)
+  })
+
+  it('number fields take what the declaration takes: integers where it says integer, fractions where it says number, its whole range', async () => {
+    const { dir, session } = workspace({ preset: 'gemini-cli', dedup: false })
+    put(dir, 'a.txt', 'hello world\nsecond\n')
+    ok(await session.call('read_file', { file_path: 'a.txt' }))
+    const defs = new Map(session.toolkit.definitions({ format: 'mcp' }).map((d) => ['name' in d ? d.name : '', 'inputSchema' in d ? d.inputSchema : ({} as JsonSchema)]))
+    let checked = 0
+    for (const [family, set] of Object.entries(sets)) {
+      for (const key of GEMINI_TOOLS) {
+        const decl = set[key]
+        const ours = defs.get(decl.name) as { properties: Record<string, JsonProp> }
+        const base = Object.fromEntries(Object.entries(decl.parametersJsonSchema.properties).map(([n, p]) => [n, geminiValue(decl.name, n, p)]))
+        if (decl.name === 'run_shell_command') delete base.additional_permissions
+        for (const [name, p] of Object.entries(decl.parametersJsonSchema.properties)) {
+          if (p.type !== 'integer' && p.type !== 'number') continue
+          checked++
+          const what = `${family}: ${decl.name}.${name} (declared ${p.type}, min ${p.minimum}, max ${p.maximum})`
+          expect(ours.properties[name].type, what).toBe(p.type)
+          const call = async (value: number) => session.call(decl.name, { ...base, [name]: value })
+          const at = base[name] as number
+          if (p.type === 'integer') expect((await call(at + 0.5)).error?.code, `${what} at ${at + 0.5}`).toBe('INVALID_INPUT')
+          else expect((await call(at + 0.5)).error?.code, `${what} at ${at + 0.5}`).not.toBe('INVALID_INPUT')
+          // The ends of the declared range are valid; fsgate may cap a value, not refuse it.
+          const ends = [p.minimum, p.maximum ?? (ours.properties[name].maximum !== undefined ? ours.properties[name].maximum + 1 : undefined)]
+          for (const v of ends) if (v !== undefined) expect((await call(v)).error?.code, `${what} at ${v}`).not.toBe('INVALID_INPUT')
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(0)
+    await session.close()
+  })
+
   it("fsgate's gemini schemas have every declared field, typed alike, and call every one of them", async () => {
     const { toolkit } = workspace({ preset: 'gemini-cli' })
     const defs = new Map(toolkit.definitions({ format: 'mcp' }).map((d) => ['name' in d ? d.name : '', 'inputSchema' in d ? d.inputSchema : ({} as JsonSchema)]))
@@ -360,14 +425,21 @@ describe("gemini-cli's bundled declarations", () => {
         for (const [name, p] of Object.entries(decl.parametersJsonSchema.properties)) {
           const mine = ours.properties[name]
           expect(mine, `${family}: ${decl.name}.${name}`).toBeDefined()
-          const want = p.type === 'integer' ? ['integer', 'number'] : [p.type]
-          expect(want, `${family}: ${decl.name}.${name} is ${mine.type}, declared ${p.type}`).toContain(mine.type)
+          expect(mine.type, `${family}: ${decl.name}.${name} is ${mine.type}, declared ${p.type}`).toBe(p.type)
+          if (p.enum) expect(mine.enum, `${family}: ${decl.name}.${name}`).toEqual(expect.arrayContaining(p.enum))
         }
         for (const name of decl.parametersJsonSchema.required ?? []) expect(ours.required ?? [], `${decl.name}.${name} required`).toContain(name)
 
-        // Every field at once, and each boolean at true as well.
+        // Every field at once, each boolean at true as well, each value of an enum.
         const base = Object.fromEntries(Object.entries(decl.parametersJsonSchema.properties).map(([n, p]) => [n, geminiValue(decl.name, n, p)]))
-        const variants = [base, ...Object.entries(decl.parametersJsonSchema.properties).filter(([, p]) => p.type === 'boolean').map(([n]) => ({ ...base, [n]: true }))]
+        const variants = [
+          base,
+          ...Object.entries(decl.parametersJsonSchema.properties)
+            .filter(([, p]) => p.type === 'boolean')
+            .map(([n]) => ({ ...base, [n]: true })),
+          // Each value of an enum.
+          ...Object.entries(decl.parametersJsonSchema.properties).flatMap(([n, p]) => (p.enum ?? []).filter((v) => v !== base[n]).map((v) => ({ ...base, [n]: v }))),
+        ]
         for (const input of variants) {
           const { dir, session } = workspace({ preset: 'gemini-cli', dedup: false })
           put(dir, 'a.txt', 'hello world\nsecond\n')

@@ -293,6 +293,22 @@ describe('approval', () => {
     expect(asked).toHaveLength(2)
   })
 
+  it("the model's description of a command reaches onApproval (Claude's Bash, gemini's run_shell_command), and the phrase's data without a handler", async () => {
+    for (const [preset, tool] of [['claude-code', 'Bash'], ['gemini-cli', 'run_shell_command']] as const) {
+      const asked: Array<{ description?: string }> = []
+      const { session } = workspace({ preset, policy: { autonomy: 'supervised', sandbox: 'none' }, onApproval: (req) => (asked.push(req), false) })
+      fails(await session.call(tool, { command: 'rm -f gone.txt', description: 'Delete the stale marker file' }), 'APPROVAL_REQUIRED')
+      expect(asked, preset).toEqual([expect.objectContaining({ tool, command: 'rm -f gone.txt', description: 'Delete the stale marker file' })])
+      // None given: none passed.
+      fails(await session.call(tool, { command: 'rm -f gone.txt' }), 'APPROVAL_REQUIRED')
+      expect(asked[1].description, preset).toBeUndefined()
+    }
+    const { session } = workspace({ preset: 'claude-code', policy: { autonomy: 'supervised', sandbox: 'none' } })
+    const r = await session.call('Bash', { command: 'rm -f gone.txt', description: 'Delete the stale marker file' })
+    fails(r, 'APPROVAL_REQUIRED')
+    expect(r.data).toMatchObject({ command: 'rm -f gone.txt', description: 'Delete the stale marker file' })
+  })
+
   it('full autonomy runs every command; read_only runs only low ones', async () => {
     const full = workspace({ preset: 'claude-code' })
     ok(await full.session.call('Bash', { command: 'touch made && rm made' }))

@@ -85,6 +85,12 @@ export interface ApprovalRequest {
   reason: string
   /** Whether it would run inside the sandbox (false: unsandboxed, with the host's own rights). */
   sandboxed: boolean
+  /**
+   * What the model says the command does (Claude Code's and gemini-cli's `description`),
+   * when it gave one: its words, not a checked fact, so show it beside the command, never
+   * instead of it.
+   */
+  description?: string
 }
 
 export type ApprovalHandler = (request: ApprovalRequest) => Promise<boolean> | boolean

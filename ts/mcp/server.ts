@@ -265,7 +265,7 @@ export function elicitationHandlers(): Required<Pick<ToolkitOptions, 'onPermissi
     onApproval: (req: ApprovalRequest) =>
       ask(
         () =>
-          `The assistant wants to run this ${req.risk}-risk shell command ${req.sandboxed ? 'in the sandbox' : 'WITHOUT the sandbox, with your own rights'} (${req.reason}):\n\n${visible(req.command)}\n\nRun it once?`,
+          `The assistant wants to run this ${req.risk}-risk shell command ${req.sandboxed ? 'in the sandbox' : 'WITHOUT the sandbox, with your own rights'} (${req.reason}):\n\n${visible(req.command)}\n\n${req.description ? `The assistant says it will: ${visible(req.description)}\n\n` : ''}Run it once?`,
         'Run this command once',
       ),
   }

@@ -77,6 +77,7 @@ export const editTool = defineTool<EditInput>({
         old_string: z.string().describe('The exact literal text to replace, unescaped. Use "" to create a new file.'),
         new_string: z.string().describe('The exact literal text to replace old_string with, unescaped.'),
         allow_multiple: z.boolean().describe('If true, replace every occurrence of old_string; if false (default), it must occur exactly once.').optional(),
+        grant_phrase: fields.grant_phrase,
       }),
       toCanonical: ({ file_path, instruction: _why, allow_multiple, ...rest }) =>
         ({ path: file_path as string, ...rest, ...(allow_multiple !== undefined ? { replace_all: allow_multiple } : {}) }) as EditInput,

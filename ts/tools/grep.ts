@@ -62,6 +62,7 @@ const lines = z.number().int().min(0).max(MAX_CONTEXT)
 /** Claude Code types its counts as numbers: fractions are taken down, and context is capped at what a report can show. */
 const count = z.number().min(0)
 const CLAUDE_HEAD_LIMIT = 250
+/** The most context lines a peer's dialect takes (neither Claude Code nor gemini-cli sets a maximum): more is capped. */
 const MAX_CLAUDE_CONTEXT = 10_000
 const whole = (n: unknown, max = Number.MAX_SAFE_INTEGER) => (typeof n === 'number' ? Math.min(Math.floor(n), max) : undefined)
 const type = z.string().describe('A file type to search, e.g. "js", "py", "rust", "go", "java" (ripgrep\'s type names). More efficient than an include glob for standard types.')
@@ -163,24 +164,25 @@ export const grepTool = defineTool<GrepInput>({
         names_only: z.boolean().describe('If true, only the paths of files with matches are returned.').optional(),
         case_sensitive: z.boolean().describe('If true, the search is case-sensitive. Defaults to false.').optional(),
         fixed_strings: z.boolean().describe('If true, pattern is literal text, not a regular expression. Defaults to false.').optional(),
-        context: z.number().int().min(0).max(MAX_CONTEXT).describe('Lines of context around each match (grep -C). Defaults to 0.').optional(),
-        after: z.number().int().min(0).max(MAX_CONTEXT).describe('Lines after each match (grep -A). Defaults to 0.').optional(),
-        before: z.number().int().min(0).max(MAX_CONTEXT).describe('Lines before each match (grep -B). Defaults to 0.').optional(),
+        context: z.number().int().min(0).describe('Lines of context around each match (grep -C). Defaults to 0.').optional(),
+        after: z.number().int().min(0).describe('Lines after each match (grep -A). Defaults to 0.').optional(),
+        before: z.number().int().min(0).describe('Lines before each match (grep -B). Defaults to 0.').optional(),
         no_ignore: z.boolean().describe('If true, also search files .gitignore and similar rules leave out. Defaults to false.').optional(),
         max_matches_per_file: z.number().int().min(1).describe('The most matches to return from one file.').optional(),
         total_max_matches: z.number().int().min(1).describe('The most matches to return in all. Defaults to 100.').optional(),
         offset: z.number().int().min(0).describe('Matches to skip, to continue a long result (default 0).').optional(),
       }),
       toCanonical: (i) => {
-        const c = i.context as number | undefined
+        // gemini-cli declares no maximum: a larger count is capped, as Claude's is, not refused.
+        const c = whole(i.context, MAX_CLAUDE_CONTEXT)
         return {
           pattern: i.fixed_strings === true ? escapeRegex(i.pattern as string) : i.pattern,
           path: i.dir_path,
           output_mode: i.names_only === true ? 'files_with_matches' : 'content',
           include: i.include_pattern,
           case_sensitive: i.case_sensitive === true,
-          context_before: (i.before as number | undefined) ?? c,
-          context_after: (i.after as number | undefined) ?? c,
+          context_before: whole(i.before, MAX_CLAUDE_CONTEXT) ?? c,
+          context_after: whole(i.after, MAX_CLAUDE_CONTEXT) ?? c,
           line_numbers: true,
           exclude_pattern: i.exclude_pattern,
           max_per_file: i.max_matches_per_file,

@@ -220,7 +220,8 @@ async function admit(input: ShellInput, ctx: ToolContext): Promise<void> {
   const risk = c.risk === 'low' ? 'medium' : c.risk
   const reason = escaped ? `it asks to run outside the sandbox${c.risk === 'low' ? '' : `, and ${c.reason}`}` : c.reason
   const what = escaped ? 'This command asks to run outside the sandbox' : `This command is rated ${risk} risk (${reason})${unsandboxed ? ' and there is no sandbox here' : ''}`
-  const data = { risk, reason, sandbox: backend }
+  const described = input.description?.trim() ? { description: clip(input.description.trim(), 500) } : {}
+  const data = { risk, reason, sandbox: backend, ...described }
   // The model's own flag (revka, seed 002) approves what the sandbox holds, never a way out of it.
   if (ctx.preset.approval === 'model' && !escaped) {
     if (input.approved === true) return
@@ -229,7 +230,7 @@ async function admit(input: ShellInput, ctx: ToolContext): Promise<void> {
   if (ctx.onApproval) {
     let yes: boolean
     try {
-      yes = (await ctx.onApproval({ sessionId: ctx.sessionId, tool: ctx.calledAs, command: input.command, risk, reason, sandboxed: !unsandboxed })) === true
+      yes = (await ctx.onApproval({ sessionId: ctx.sessionId, tool: ctx.calledAs, command: input.command, risk, reason, sandboxed: !unsandboxed, ...described })) === true
     } catch (err) {
       throw new FsgateError('APPROVAL_REQUIRED', `Asking the user to approve this ${risk}-risk command failed (${clip(err instanceof Error ? err.message : String(err), 200)}), so it was not run.`, {
         data: { ...data, declined: false },

@@ -75,6 +75,7 @@ export const writeTool = defineTool<WriteInput>({
       schema: z.strictObject({
         file_path: z.string().describe('Path to the file, relative to the workspace or absolute.'),
         content: z.string().describe("The complete content to write. Provide the full file; do not use placeholders like '// ... rest of code'."),
+        grant_phrase: grantPhrase.optional(),
       }),
       toCanonical: ({ file_path, ...rest }) => ({ path: file_path as string, ...rest }) as WriteInput,
       // gemini-cli's words: "Successfully created and wrote to new file: …" / "Successfully overwrote file: …".

@@ -92,14 +92,24 @@ pub fn sniff(head: &[u8]) -> Kind {
     }
     let has_nul = memchr::memchr(0, head).is_some();
     // A PDF starts with its header; readers also accept junk before it, but then the
-    // file is binary. A text file that merely mentions "%PDF-" stays text.
+    // file is binary. A text file that merely mentions "%PDF-" stays text, and an archive
+    // (tar, an uncompressed zip entry) that holds a PDF near its start is the archive.
     let start = head.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(head.len());
     let window = &head[..head.len().min(1024)];
-    if head[start..].starts_with(b"%PDF-") || (has_nul && memchr::memmem::find(window, b"%PDF-").is_some()) {
+    let known = known_binary(head);
+    let header =
+        memchr::memmem::find_iter(window, b"%PDF-").find(|&at| at == 0 || matches!(head[at - 1], b'\n' | b'\r'));
+    // Junk with no NUL (a mail or web server's header): the header on a line of its own,
+    // and bytes that are not UTF-8 text (the binary comment line PDFs have after it).
+    let not_text = std::str::from_utf8(head).is_err_and(|e| e.error_len().is_some());
+    if head[start..].starts_with(b"%PDF-")
+        || (has_nul && known.is_none() && memchr::memmem::find(window, b"%PDF-").is_some())
+        || (!has_nul && header.is_some() && not_text)
+    {
         return Kind::Pdf;
     }
     if has_nul {
-        return Kind::Binary(binary_type(head));
+        return Kind::Binary(known.unwrap_or("unknown binary data"));
     }
     if head.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return Kind::Text(TextEncoding::Utf8Bom);
@@ -107,7 +117,8 @@ pub fn sniff(head: &[u8]) -> Kind {
     Kind::Text(TextEncoding::Utf8)
 }
 
-fn binary_type(head: &[u8]) -> &'static str {
+/// The name of a binary format known by its magic bytes.
+fn known_binary(head: &[u8]) -> Option<&'static str> {
     const MAGIC: &[(&[u8], &str)] = &[
         (b"\x7fELF", "ELF executable or library"),
         (b"\xcf\xfa\xed\xfe", "Mach-O binary"),
@@ -137,16 +148,16 @@ fn binary_type(head: &[u8]) -> &'static str {
     ];
     for (magic, name) in MAGIC {
         if head.starts_with(magic) {
-            return name;
+            return Some(name);
         }
     }
     if head.len() >= 12 && &head[4..8] == b"ftyp" {
-        return "MP4/QuickTime media";
+        return Some("MP4/QuickTime media");
     }
     if head.len() >= 262 && &head[257..262] == b"ustar" {
-        return "tar archive";
+        return Some("tar archive");
     }
-    "unknown binary data"
+    None
 }
 
 #[cfg(test)]
@@ -171,11 +182,40 @@ mod tests {
         assert_eq!(sniff(b"\n  %PDF-1.7\n"), Kind::Pdf);
         assert_eq!(sniff(b"junk\0\0%PDF-1.4"), Kind::Pdf);
         assert_eq!(sniff(b"const MAGIC = \"%PDF-\"\n"), Kind::Text(TextEncoding::Utf8));
+        // Text junk before the header, then the binary comment line: a PDF.
+        let served = b"HTTP/1.1 200 OK\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj";
+        assert_eq!(sniff(served), Kind::Pdf);
+        // A text file showing a PDF's first lines stays text.
+        assert_eq!(sniff("A PDF starts so:\n%PDF-1.7\n%âãÏÓ\n".as_bytes()), Kind::Text(TextEncoding::Utf8));
+        assert_eq!(sniff(b"latin-1 caf\xe9, mentions %PDF-1.4 inline\n"), Kind::Text(TextEncoding::Utf8));
     }
 
     #[test]
     fn nul_after_a_bom_is_binary_and_utf32_is_not_utf16() {
         assert!(matches!(sniff(b"\xEF\xBB\xBFa\0b"), Kind::Binary(_)));
         assert_eq!(sniff(b"\xFF\xFE\0\0h\0\0\0"), Kind::Binary("UTF-32 text (not supported)"));
+    }
+
+    /// A tar archive (a 512-byte header, then the member's data) holding `data`.
+    fn tar_of(name: &str, data: &[u8]) -> Vec<u8> {
+        let mut header = vec![0u8; 512];
+        header[..name.len()].copy_from_slice(name.as_bytes());
+        header[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
+        header[257..263].copy_from_slice(b"ustar\0");
+        [header, data.to_vec()].concat()
+    }
+
+    #[test]
+    fn an_archive_that_holds_a_pdf_is_the_archive() {
+        let pdf = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< >>\nendobj\n";
+        assert_eq!(sniff(&tar_of("paper.pdf", pdf)), Kind::Binary("tar archive"));
+        // A zip entry stored without compression: local header, name, then the data.
+        let mut zip = b"PK\x03\x04\x0a\0\0\0\0\0\0\0\0\0".to_vec();
+        zip.extend_from_slice(&[0; 16]);
+        zip.extend_from_slice(b"paper.pdf");
+        zip.extend_from_slice(pdf);
+        assert_eq!(sniff(&zip), Kind::Binary("ZIP archive (also docx, xlsx, jar)"));
+        // Binary junk that is no known format before the header is still a PDF.
+        assert_eq!(sniff(&[&[0u8, 1, 2, 0][..], pdf].concat()), Kind::Pdf);
     }
 }

@@ -103,17 +103,40 @@ pub fn search_folder(roots: &Roots, path: &Path) -> Result<PathBuf> {
 pub(crate) struct Filter {
     keep: Option<GlobSet>,
     drop: Option<GlobSet>,
+    /// `!` globs that leave out folders only: `!dist/`, and the folder of `!dist/**`.
+    drop_dirs: Option<GlobSet>,
     types: Option<Types>,
 }
 
 impl Filter {
     pub fn new(config: &WalkConfig) -> Result<Filter> {
-        let (mut keep, mut drop) = (Vec::new(), Vec::new());
+        let (mut keep, mut drop, mut drop_dirs) = (Vec::new(), Vec::new(), Vec::new());
         for glob in config.globs.iter().map(|g| g.trim()).filter(|g| !g.is_empty()) {
-            match glob.strip_prefix('!') {
-                Some(rest) => drop.push(rest),
-                None => keep.push(glob),
+            let Some(rest) = glob.strip_prefix('!') else {
+                keep.push(glob);
+                continue;
+            };
+            // As in ripgrep (gitignore syntax): `!dist/` leaves out folders named dist, not
+            // files; `!dist/**` leaves out what dist holds, and so dist itself (anchored, as
+            // it holds a `/`). A folder part that is empty, `**` or no glob is left as it was.
+            let plain = rest.trim_start_matches("./");
+            let compiles = |g: &str| glob_set(&[g]).is_ok();
+            if let Some(folder) = plain.strip_suffix('/').map(|f| f.trim_end_matches('/')) {
+                let last = folder.rsplit('/').next().unwrap_or(folder);
+                if !folder.trim_start_matches("./").is_empty() && last != "**" && compiles(folder) {
+                    drop_dirs.push(folder.to_string());
+                    continue;
+                }
             }
+            if let Some(folder) =
+                plain.strip_suffix("/**").filter(|f| !f.trim_start_matches("./").is_empty() && !f.ends_with('/'))
+            {
+                let anchored = if folder.starts_with('/') { folder.to_string() } else { format!("/{folder}") };
+                if compiles(&anchored) {
+                    drop_dirs.push(anchored);
+                }
+            }
+            drop.push(rest);
         }
         let types = match &config.file_type {
             None => None,
@@ -129,7 +152,8 @@ impl Filter {
         } else {
             glob_set(&keep)?
         };
-        Ok(Filter { keep, drop: glob_set(&drop)?, types })
+        let drop_dirs: Vec<&str> = drop_dirs.iter().map(String::as_str).collect();
+        Ok(Filter { keep, drop: glob_set(&drop)?, drop_dirs: glob_set(&drop_dirs)?, types })
     }
 
     /// Whether a file (by its path relative to the folder searched) passes the globs.
@@ -144,6 +168,11 @@ impl Filter {
     /// as ripgrep's `-g '!dist'` leaves out the whole folder.
     pub fn drops(&self, rel: &Path) -> bool {
         self.drop.as_ref().is_some_and(|set| set.is_match(rel))
+    }
+
+    /// Whether a folder, with all it holds, is left out by a `!` glob.
+    pub fn drops_dir(&self, rel: &Path) -> bool {
+        self.drops(rel) || self.drop_dirs.as_ref().is_some_and(|set| set.is_match(rel))
     }
 }
 
@@ -325,7 +354,7 @@ pub(crate) fn builder(dir: &Path, config: &WalkConfig, filter: &Filter) -> WalkB
     if let Some(types) = filter.types.clone() {
         builder.types(types);
     }
-    let (drops, root) = (filter.drop.clone(), dir.to_path_buf());
+    let (drops, drop_dirs, root) = (filter.drop.clone(), filter.drop_dirs.clone(), dir.to_path_buf());
     builder.filter_entry(move |entry| {
         if entry.depth() == 0 {
             return true;
@@ -335,7 +364,8 @@ pub(crate) fn builder(dir: &Path, config: &WalkConfig, filter: &Filter) -> WalkB
         }
         let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
         let rel = entry.path().strip_prefix(&root).unwrap_or(entry.path());
-        !(is_dir && drops.as_ref().is_some_and(|set| set.is_match(rel)))
+        let dropped = |set: &Option<GlobSet>| set.as_ref().is_some_and(|set| set.is_match(rel));
+        !(is_dir && (dropped(&drops) || dropped(&drop_dirs)))
     });
     if respect {
         builder.add_custom_ignore_filename(".rgignore");
@@ -454,7 +484,7 @@ impl<'a> Lister<'a> {
             let path = entry.path();
             let rel = path.strip_prefix(self.root).unwrap_or(&path);
             if kind.is_dir() {
-                if !self.filter.drops(rel) {
+                if !self.filter.drops_dir(rel) {
                     scope.spawn(move |scope| self.read(scope, path));
                 }
             } else if kind.is_file() && self.filter.keeps(rel) {
@@ -575,5 +605,43 @@ mod tests {
         stop.store(true, Ordering::Relaxed);
         swapper.join().unwrap();
         assert!(walks > 0);
+    }
+
+    /// Files a walk keeps with `globs`, serial and parallel alike, sorted.
+    fn walked(dir: &Path, globs: &[&str]) -> Vec<String> {
+        let mut config = WalkConfig::default();
+        config.globs(globs);
+        let mut serial = Vec::new();
+        walk(dir, &config, &Cancel::default(), |p| {
+            serial.push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+            true
+        })
+        .unwrap();
+        serial.sort();
+        serial
+    }
+
+    #[test]
+    fn negated_folder_globs_leave_the_folder_out() {
+        let dir = std::fs::canonicalize(tmp()).unwrap();
+        for f in ["dist/a.js", "dist/sub/b.js", "src/dist/c.js", "src/d.js", "e.js"] {
+            std::fs::create_dir_all(dir.join(f).parent().unwrap()).unwrap();
+            std::fs::write(dir.join(f), "x").unwrap();
+        }
+        // A file named like the folder is not a folder: `!dist/` keeps it.
+        std::fs::write(dir.join("src/dist.js"), "x").unwrap();
+        std::fs::create_dir_all(dir.join("lib")).unwrap();
+        std::fs::write(dir.join("lib/dist"), "x").unwrap();
+        // `dist/` matches a folder named dist at any depth, as in ripgrep.
+        assert_eq!(walked(&dir, &["!dist/"]), ["e.js", "lib/dist", "src/d.js", "src/dist.js"]);
+        assert_eq!(walked(&dir, &["!dist//"]), ["e.js", "lib/dist", "src/d.js", "src/dist.js"]);
+        // `dist/**` is anchored: only the top folder.
+        assert_eq!(walked(&dir, &["!dist/**"]), ["e.js", "lib/dist", "src/d.js", "src/dist.js", "src/dist/c.js"]);
+        assert_eq!(
+            walked(&dir, &["!src/dist/"]),
+            ["dist/a.js", "dist/sub/b.js", "e.js", "lib/dist", "src/d.js", "src/dist.js"]
+        );
+        let filter = Filter::new(WalkConfig::default().globs(&["!dist/**"])).unwrap();
+        assert!(filter.drops_dir(Path::new("dist")) && !filter.drops(Path::new("dist")));
     }
 }

@@ -28,7 +28,7 @@ pub(crate) fn decode(doc: &Document, stream: &Stream, budget: &mut Budget) -> Re
             b"FlateDecode" | b"Fl" => predict(inflate(&data, limit)?, param)?,
             b"LZWDecode" | b"LZW" => predict(lzw(&data, param, limit)?, param)?,
             b"ASCIIHexDecode" | b"AHx" => ascii_hex(&data),
-            b"ASCII85Decode" | b"A85" => ascii85(&data),
+            b"ASCII85Decode" | b"A85" => ascii85(&data, limit)?,
             b"RunLengthDecode" | b"RL" => run_length(&data, limit)?,
             b"Crypt" => data,
             // Image codecs hold no text.
@@ -112,7 +112,9 @@ pub(crate) fn lzw(data: &[u8], param: Option<&Dictionary>, limit: u64) -> Result
     Ok(out)
 }
 
-/// Undoes PNG (10–15) and TIFF (2) predictors.
+/// Undoes PNG (10–15) and TIFF (2) predictors. The parameters are checked, not clamped
+/// (a clamped row would decode to the wrong bytes), a row over the stream limit is refused,
+/// and the work and memory follow the data: a short last row costs its own length.
 pub(crate) fn predict(data: Vec<u8>, param: Option<&Dictionary>) -> Result<Vec<u8>, Fail> {
     let get =
         |key: &[u8], default: i64| param.and_then(|p| p.get(key).ok()).and_then(|v| v.as_i64().ok()).unwrap_or(default);
@@ -120,11 +122,17 @@ pub(crate) fn predict(data: Vec<u8>, param: Option<&Dictionary>) -> Result<Vec<u
     if predictor < 2 {
         return Ok(data);
     }
-    let colors = get(b"Colors", 1).clamp(1, 32) as usize;
-    let bits = get(b"BitsPerComponent", 8).clamp(1, 16) as usize;
-    let columns = get(b"Columns", 1).clamp(1, 1 << 20) as usize;
-    let bpp = (colors * bits).div_ceil(8).max(1);
-    let row = (colors * bits * columns).div_ceil(8);
+    let (colors, bits, columns) = (get(b"Colors", 1), get(b"BitsPerComponent", 8), get(b"Columns", 1));
+    if !(1..=32).contains(&colors) || ![1, 2, 4, 8, 16].contains(&bits) || columns < 1 {
+        return Err(Fail::Invalid(format!(
+            "a stream's predictor parameters are out of range (/Colors {colors}, /BitsPerComponent {bits}, /Columns {columns})"
+        )));
+    }
+    let row = (i128::from(colors) * i128::from(bits) * i128::from(columns) + 7) / 8;
+    if row > i128::from(STREAM_LIMIT) {
+        return Err(Fail::Invalid(format!("a stream's predictor rows are {row} bytes long")));
+    }
+    let (row, bpp) = (row as usize, (colors as usize * bits as usize).div_ceil(8));
     if predictor == 2 {
         let mut data = data;
         if bits == 8 {
@@ -137,15 +145,14 @@ pub(crate) fn predict(data: Vec<u8>, param: Option<&Dictionary>) -> Result<Vec<u
         return Ok(data);
     }
     let mut out = Vec::with_capacity(data.len());
-    let mut prev = vec![0u8; row];
+    let mut prev: Vec<u8> = Vec::new();
     for chunk in data.chunks(row + 1) {
         let (&kind, line) = chunk.split_first().unwrap_or((&0, &[]));
         let mut cur = line.to_vec();
-        cur.resize(row, 0);
-        for i in 0..row {
+        let up_at = |i: usize| prev.get(i).copied().unwrap_or(0);
+        for i in 0..cur.len() {
             let left = if i >= bpp { cur[i - bpp] } else { 0 };
-            let up = prev[i];
-            let up_left = if i >= bpp { prev[i - bpp] } else { 0 };
+            let (up, up_left) = (up_at(i), if i >= bpp { up_at(i - bpp) } else { 0 });
             cur[i] = match kind {
                 1 => cur[i].wrapping_add(left),
                 2 => cur[i].wrapping_add(up),
@@ -154,7 +161,7 @@ pub(crate) fn predict(data: Vec<u8>, param: Option<&Dictionary>) -> Result<Vec<u
                 _ => cur[i],
             };
         }
-        out.extend_from_slice(&cur[..line.len().min(row)]);
+        out.extend_from_slice(&cur);
         prev = cur;
     }
     Ok(out)
@@ -176,35 +183,50 @@ pub(crate) fn ascii_hex(data: &[u8]) -> Vec<u8> {
     super::lexer::decode_hex(data).0
 }
 
-pub(crate) fn ascii85(data: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(data.len() * 4 / 5);
+/// Decodes ASCII85 up to `~>` (or the end), within `limit` bytes: a `z` expands one byte
+/// to four, so the output is bounded like every other filter's. A group over 2^32 - 1, a
+/// `z` inside a group, a lone last character or a byte outside the alphabet is an error.
+pub(crate) fn ascii85(data: &[u8], limit: u64) -> Result<Vec<u8>, Fail> {
+    let bad = |why: String| Err(Fail::Invalid(format!("an ASCII85 stream is malformed: {why}")));
+    let value = |group: &[u8; 5]| u32::try_from(group.iter().fold(0u64, |acc, &d| acc * 85 + u64::from(d))).ok();
+    let mut out = Vec::with_capacity((data.len() * 4 / 5).min(limit as usize));
     let mut group = [0u8; 5];
     let mut n = 0;
     let body = data.strip_prefix(b"<~").unwrap_or(data);
-    for &b in body {
+    for (at, &b) in body.iter().enumerate() {
         match b {
             b'~' => break,
             b'z' if n == 0 => out.extend_from_slice(&[0; 4]),
+            b'z' => return bad(format!("'z' inside a group at byte {at}")),
             b'!'..=b'u' => {
                 group[n] = b - b'!';
                 n += 1;
                 if n == 5 {
-                    let v = group.iter().fold(0u64, |acc, &d| acc * 85 + u64::from(d));
-                    out.extend_from_slice(&(v as u32).to_be_bytes());
+                    let Some(v) = value(&group) else { return bad(format!("a group over 2^32 - 1 ends at byte {at}")) };
+                    out.extend_from_slice(&v.to_be_bytes());
                     n = 0;
                 }
             }
-            _ => {}
+            b if b.is_ascii_whitespace() || b == 0 => {}
+            b => return bad(format!("byte 0x{b:02x} at {at} is not in its alphabet")),
+        }
+        if out.len() as u64 > limit {
+            return Err(too_big());
         }
     }
-    if n > 1 {
-        for slot in group.iter_mut().skip(n) {
-            *slot = 84;
+    match n {
+        0 => {}
+        1 => return bad("its last group has one character".into()),
+        _ => {
+            group[n..].fill(84);
+            let Some(v) = value(&group) else { return bad("its last group is over 2^32 - 1".into()) };
+            out.extend_from_slice(&v.to_be_bytes()[..n - 1]);
         }
-        let v = group.iter().fold(0u64, |acc, &d| acc * 85 + u64::from(d));
-        out.extend_from_slice(&(v as u32).to_be_bytes()[..n - 1]);
     }
-    out
+    if out.len() as u64 > limit {
+        return Err(too_big());
+    }
+    Ok(out)
 }
 
 pub(crate) fn run_length(data: &[u8], limit: u64) -> Result<Vec<u8>, Fail> {
@@ -264,8 +286,9 @@ mod tests {
     fn ascii_filters() {
         assert_eq!(ascii_hex(b"48 65 6c6C6f>"), b"Hello");
         assert_eq!(ascii_hex(b"414"), b"A@");
-        assert_eq!(ascii85(b"<~87cURD]i,\"Ebo80~>"), b"Hello World!");
-        assert_eq!(ascii85(b"z~>"), [0, 0, 0, 0]);
+        assert_eq!(ascii85(b"<~87cURD]i,\"Ebo80~>", 100).unwrap(), b"Hello World!");
+        assert_eq!(ascii85(b"<~87cUR\nD]i,\"E bo80~>", 100).unwrap(), b"Hello World!");
+        assert_eq!(ascii85(b"z~>", 100).unwrap(), [0, 0, 0, 0]);
         assert_eq!(run_length(&[2, b'a', b'b', b'c', 254, b'x', 128], 100).unwrap(), b"abcxxx");
     }
 
@@ -276,5 +299,67 @@ mod tests {
         p.set("Columns", 3);
         let data = vec![2, 1, 2, 3, 2, 1, 1, 1];
         assert_eq!(predict(data, Some(&p)).unwrap(), vec![1, 2, 3, 2, 3, 4]);
+    }
+
+    fn params(predictor: i64, columns: i64, colors: i64, bits: i64) -> Dictionary {
+        let mut p = Dictionary::new();
+        p.set("Predictor", predictor);
+        p.set("Columns", columns);
+        p.set("Colors", colors);
+        p.set("BitsPerComponent", bits);
+        p
+    }
+
+    #[test]
+    fn a_predictor_row_over_the_stream_limit_is_refused() {
+        // 2^21 columns x 32 colours x 16 bits: a 128 MiB row (before, a 64 MiB row was
+        // zero-filled twice for 3 bytes of data, and wider ones were clamped to that).
+        for p in [params(12, 1 << 21, 32, 16), params(12, 1 << 40, 1, 8), params(2, i64::MAX, 32, 16)] {
+            let err = predict(vec![2, 1, 2], Some(&p)).unwrap_err();
+            assert!(matches!(&err, Fail::Invalid(why) if why.contains("predictor rows")), "{err:?}");
+        }
+    }
+
+    #[test]
+    fn predictor_parameters_out_of_range_are_refused() {
+        for p in
+            [params(12, 0, 1, 8), params(12, 4, 0, 8), params(12, 4, 33, 8), params(12, 4, 1, 3), params(12, 4, 1, 32)]
+        {
+            let err = predict(vec![2, 1, 2], Some(&p)).unwrap_err();
+            assert!(matches!(&err, Fail::Invalid(why) if why.contains("predictor")), "{err:?}");
+        }
+    }
+
+    #[test]
+    fn a_short_last_row_costs_its_own_length() {
+        // A row of 1 MiB, and data of 4 bytes: the output is what the data holds.
+        let p = params(12, 1 << 20, 1, 8);
+        assert_eq!(predict(vec![2, 1, 2, 3], Some(&p)).unwrap(), vec![1, 2, 3]);
+        let p = params(2, 1 << 20, 1, 8);
+        assert_eq!(predict(vec![1, 1, 1], Some(&p)).unwrap(), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn ascii85_output_is_bounded() {
+        // 1 MiB of `z` is 4 MiB of zeros: over a 1 MiB limit it is refused, not built.
+        let bomb = vec![b'z'; 1 << 20];
+        assert!(matches!(ascii85(&bomb, 1 << 20), Err(Fail::Invalid(why)) if why.contains("decompression bomb")));
+        assert_eq!(ascii85(&bomb, 4 << 20).unwrap().len(), 4 << 20);
+    }
+
+    #[test]
+    fn malformed_ascii85_is_an_error() {
+        for (input, says) in [
+            (&b"uuuuu~>"[..], "over 2^32 - 1"),
+            (b"87cUzR~>", "'z' inside a group"),
+            (b"87cURD~>", "one character"),
+            (b"87cUR{D]i,~>", "not in its alphabet"),
+            (b"uuu~>", "last group is over"),
+        ] {
+            match ascii85(input, 100) {
+                Err(Fail::Invalid(why)) => assert!(why.contains(says), "{why}"),
+                other => panic!("{input:?}: {other:?}"),
+            }
+        }
     }
 }

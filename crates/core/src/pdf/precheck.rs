@@ -371,7 +371,7 @@ fn measure(data: &[u8], dict: &[u8], limit: u64, tokens: &mut Tokens) -> Result<
             b"FlateDecode" | b"Fl" => inflate(current, limit)?,
             b"LZWDecode" | b"LZW" => lzw(current, None, limit)?,
             b"ASCIIHexDecode" | b"AHx" => ascii_hex(current),
-            b"ASCII85Decode" | b"A85" => ascii85(current),
+            b"ASCII85Decode" | b"A85" => ascii85(current, limit)?,
             b"RunLengthDecode" | b"RL" => run_length(current, limit)?,
             _ => return Ok(None),
         };
