@@ -128,6 +128,22 @@ export async function requireConsent(ctx: ToolContext, plan: ChangeTarget, grant
 }
 
 /**
+ * Whether a change of `plan` would stop at the consent gate (SPEC §5.3). Such a change is
+ * first tried as a dry run, so that the user is asked only about a change that would
+ * succeed and the model learns of a wrong match, a stale read or an encoding at once;
+ * after the grant the change runs for real, with every check made again.
+ */
+export function consentPending(ctx: ToolContext, plan: ChangeTarget): boolean {
+  if (!ctx.preset.consentGate || !plan.exists) return false
+  return !ctx.consent.isGranted(ConsentGate.unitOf(plan.dest, ctx.workspace, plan.inside).unit)
+}
+
+/** `checks` for a dry run: every check, nothing written (see `consentPending`). */
+export function dryRun(checks: NativeChecks): NativeChecks {
+  return { ...checks, dryRun: true }
+}
+
+/**
  * Runs the native write under the path's lock, with the checks it must make at the last
  * moment. The version it must find is taken from the read record inside the lock, so a
  * session's own queued changes follow each other without a re-read, and anyone else's

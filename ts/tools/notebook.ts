@@ -14,7 +14,7 @@ import { callNative, completer, type NativeNotebookEditResult, type NativeNotebo
 import { displayPath } from '../policy/paths.js'
 import { text, type ContentBlock, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { CHANGES_FILES, changeData, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
+import { CHANGES_FILES, changeData, consentPending, dryRun, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
 import { num, readToolName, tokensOf, unchanged } from './common.js'
 
 export type CellEditMode = 'replace' | 'insert' | 'delete'
@@ -86,34 +86,39 @@ async function editNotebook(input: NotebookEditInput, ctx: ToolContext): Promise
     })
   }
   requireRead(ctx, plan)
+  const newId = randomUUID().slice(0, 8)
+  const attempt = (dry: boolean) =>
+    underLock(ctx, plan, 'source', async (checks) => {
+      const r = await callNative<NativeNotebookEditResult>(
+        (id, cancel) =>
+          ctx.fs.editNotebook(
+            completer,
+            id,
+            {
+              source: plan.source,
+              path: plan.dest,
+              cellId: input.cell_id,
+              newSource: input.new_source,
+              cellType: input.cell_type,
+              editMode: mode,
+              newId,
+              maxBytes: ctx.limits.notebookMaxBytes,
+              checks: dry ? dryRun(checks) : checks,
+            },
+            cancel,
+          ),
+        ctx.signal,
+        ctx.lanes.io,
+      )
+      if (!dry) recordChange(ctx, plan, r.written)
+      return r
+    }).catch((err) => {
+      throw explainEdit(err, input, ctx)
+    })
+  // The real error (no such cell, a stale read) before the consent question.
+  if (consentPending(ctx, plan)) await attempt(true)
   await requireConsent(ctx, plan, input.grant_phrase)
-  const r = await underLock(ctx, plan, 'source', async (checks) => {
-    const r = await callNative<NativeNotebookEditResult>(
-      (id, cancel) =>
-        ctx.fs.editNotebook(
-          completer,
-          id,
-          {
-            source: plan.source,
-            path: plan.dest,
-            cellId: input.cell_id,
-            newSource: input.new_source,
-            cellType: input.cell_type,
-            editMode: mode,
-            newId: randomUUID().slice(0, 8),
-            maxBytes: ctx.limits.notebookMaxBytes,
-            checks,
-          },
-          cancel,
-        ),
-      ctx.signal,
-      ctx.lanes.io,
-    )
-    recordChange(ctx, plan, r.written)
-    return r
-  }).catch((err) => {
-    throw explainEdit(err, input, ctx)
-  })
+  const r = await attempt(false)
   const id = r.cellId ?? undefined
   const said =
     mode === 'replace' ? `Updated cell ${id} with ${input.new_source}` : mode === 'insert' ? `Inserted ${id ? `cell ${id}` : 'a new cell'} with ${input.new_source}` : `Deleted cell ${id}`

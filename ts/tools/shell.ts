@@ -184,7 +184,7 @@ async function place(input: ShellInput, ctx: ToolContext): Promise<SandboxBacken
   if (where.backend === null) {
     throw new FsgateError(
       'BACKEND_UNAVAILABLE',
-      `The shell sandbox (${ctx.sandbox.options.kind}) cannot start here, so no command runs: ${clip(where.unavailable, 300)}. Tell the user; the host can install it or choose policy.sandbox 'auto'.`,
+      `The shell sandbox (${ctx.sandbox.options.kind}) cannot start here, so no command runs: ${clip(where.unavailable, 100)}. Tell the user; the host can install it or choose policy.sandbox 'auto'.`,
       { data: { sandbox: ctx.sandbox.options.kind } },
     )
   }
@@ -318,7 +318,7 @@ async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
       confine: launch.confine,
     })
   } catch (err) {
-    throw new FsgateError('BACKEND_UNAVAILABLE', `The command could not be started (${clip(err instanceof Error ? err.message : String(err), 300)}).`, { data: { sandbox: backend } })
+    throw new FsgateError('BACKEND_UNAVAILABLE', `The command could not be started (${clip(err instanceof Error ? err.message : String(err), 100)}). Check the command, or tell the user.`, { data: { sandbox: backend } })
   } finally {
     // Before the private TMPDIR goes: a `.git` moved there is found and moved back.
     if (guarded) {

@@ -126,6 +126,7 @@ pub struct WriteConfig {
     keep_previous: bool,
     real_only: bool,
     max_bytes: Option<u64>,
+    dry_run: bool,
 }
 
 impl WriteConfig {
@@ -166,6 +167,35 @@ impl WriteConfig {
     pub fn max_bytes(&mut self, bytes: Option<u64>) -> &mut Self {
         self.max_bytes = bytes;
         self
+    }
+
+    /// Whether to make every check of the change (where it lands, the expected version,
+    /// the size limit, the encoding, an edit's match) and stop before anything is
+    /// written: the returned [`Written`] describes the bytes that would be written, with
+    /// `mtime_ms` 0. A caller asks a person about a change only once it would succeed,
+    /// then makes it for real, when every check runs again. By default, this is disabled.
+    pub fn dry_run(&mut self, yes: bool) -> &mut Self {
+        self.dry_run = yes;
+        self
+    }
+
+    /// Whether this is a dry run (see [`WriteConfig::dry_run`]).
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run
+    }
+}
+
+/// What a dry run reports in place of a write: the bytes that would land at `place`.
+fn unwritten(place: &Place, bytes: &[u8], created: bool) -> Written {
+    Written {
+        real: place.folder.join(&place.name),
+        created,
+        size: bytes.len() as u64,
+        mtime_ms: 0.0,
+        hash: hash_bytes(bytes),
+        total_lines: 0,
+        encoding: TextEncoding::Utf8,
+        previous: None,
     }
 }
 
@@ -265,6 +295,9 @@ pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &Wri
     };
     if let Payload::Bytes(b) = payload {
         lines = count_lines(&String::from_utf8_lossy(b));
+    }
+    if config.dry_run {
+        return Ok(Written { total_lines: lines, encoding, ..unwritten(&place, &bytes, current.is_none()) });
     }
     let carry =
         Carry { permissions: current.as_ref().map(|(_, m)| m.permissions()), owner: current.as_ref().map(|(_, m)| m) };
@@ -366,7 +399,11 @@ fn change_text(
         let to = Place::of(&to, path)?;
         (to, Carry { permissions: current.as_ref().map(|(_, m)| writable_by_owner(m)), owner: None }, None)
     };
-    let mut written = replace_atomically(dest, &bytes, carry, replacing).map_err(|e| e.with_path(path))?;
+    let mut written = if config.dry_run {
+        unwritten(&dest, &bytes, replacing.is_none())
+    } else {
+        replace_atomically(dest, &bytes, carry, replacing).map_err(|e| e.with_path(path))?
+    };
     written.total_lines = count_lines(&edit.text);
     written.encoding = encoding;
     written.previous = if config.keep_previous && source == path { current.map(|(b, _)| b) } else { None };

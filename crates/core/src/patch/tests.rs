@@ -50,6 +50,7 @@ fn done(outcome: PatchOutcome) -> (Vec<OpSummary>, Vec<FileResult>) {
     match outcome {
         PatchOutcome::Done { ops, files } => (ops, files),
         PatchOutcome::Failed(f) => panic!("failed: {f:?}"),
+        PatchOutcome::Checked => panic!("a dry run where a patch was meant"),
     }
 }
 
