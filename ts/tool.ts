@@ -246,10 +246,11 @@ function schemaError(tool: string, input: unknown, error: z.ZodError): InvalidIn
     })
   }
   let field = issue.path.map(String).join('.')
-  let what = issue.message
+  let what = clip(issue.message, 120)
   if (issue.code === 'unrecognized_keys') {
-    field = issue.keys[0]
-    what = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`
+    field = clip(issue.keys[0] ?? '', 40)
+    const named = issue.keys.slice(0, 3).map((k) => `'${clip(k, 40)}'`)
+    what = `unknown field${issue.keys.length > 1 ? 's' : ''} ${named.join(', ')}${issue.keys.length > 3 ? ` and ${issue.keys.length - 3} more` : ''}`
   } else if (issue.code === 'invalid_type' && !present(input, issue.path)) {
     what = 'is required'
   }

@@ -116,7 +116,7 @@ export class ConsentGate {
       refused = true
     }
     const next = this.issue(unit, label)
-    const why = refused ? 'That grant_phrase was refused; its request is void.' : `Editing existing files in ${clipMiddle(label, 40)} needs the user's OK.`
+    const why = refused ? 'That grant_phrase was refused; its request is void.' : `Editing existing files in ${clipMiddle(label, 32)} needs the user's OK.`
     const ask = `Ask them; if they agree they reply: ${next.phrase}. Then repeat the call with grant_phrase set to it.`
     throw new PermissionRequiredError('PERMISSION_REQUIRED', `${why} ${ask}`, {
       nonce: next.nonce,
@@ -153,9 +153,9 @@ export class ConsentGate {
  * in the error that asks for it.
  */
 function phraseLabel(label: string): string {
-  if (label.length <= 32) return label
+  if (label.length <= 24) return label
   const last = path.basename(label.replace(/[/\\]+$/, ''))
-  return `${[...last].slice(0, 30).join('')}${label.endsWith(path.sep) ? path.sep : ''}`
+  return `${[...last].slice(0, 24).join('')}${label.endsWith(path.sep) ? path.sep : ''}`
 }
 
 /** Unambiguous lowercase letters and digits (Crockford's base32): easy to read aloud and retype. */

@@ -330,12 +330,12 @@ function short(path: string): string {
 
 /** A line of the patch as an error quotes it. */
 function quoted(line: string | null | undefined): string {
-  return clip(JSON.stringify(line ?? ''), 60)
+  return clip(JSON.stringify(line ?? ''), 40)
 }
 
 function malformed(f: Failure): FsgateError {
   const where = f.line ? ` at line ${f.line}${f.text ? ` (${quoted(f.text)})` : ''}` : ''
-  return new InvalidInputError('INVALID_INPUT', `Invalid patch${where}: ${f.message ?? 'not a patch'}. Nothing was changed; fix the patch and call apply_patch again.`, {
+  return new InvalidInputError('INVALID_INPUT', `Invalid patch${where}: ${clip(f.message ?? 'not a patch', 140)}. Nothing changed; fix the patch and retry.`, {
     data: { field: 'input', line: f.line ?? null },
   })
 }

@@ -5,7 +5,7 @@
  * call that checks the version one last time and writes atomically → the record, the
  * history and the facts of the result.
  */
-import { AbortedError, FsgateError, InvalidInputError, NotReadError } from '../errors.js'
+import { AbortedError, clip, clipMiddle, FsgateError, InvalidInputError, NotReadError } from '../errors.js'
 import { callNative, completer, type NativeChecks, type NativeTarget, type NativeWriteResult } from '../native.js'
 import { ConsentGate } from '../policy/consent.js'
 import { displayPath, isWorkingCopy, originalOf, resolvePath, workingCopyPath } from '../policy/paths.js'
@@ -231,10 +231,12 @@ function refuseProtected(ctx: ToolContext, real: string, given: string, inside: 
 }
 
 /** Turns a native error of a change into a message that tells the model what to do next. */
-export function explainChange(err: unknown, given: string, ctx: ToolContext): unknown {
+export function explainChange(err: unknown, path: string, ctx: ToolContext): unknown {
   if (!(err instanceof FsgateError)) return err
   const say = (message: string, data: Record<string, unknown> = {}) =>
-    new (err.constructor as typeof FsgateError)(err.code, message, { data: { path: given, ...data } })
+    new (err.constructor as typeof FsgateError)(err.code, message, { data: { path, ...data } })
+  // What the messages echo of the path (data keeps it whole).
+  const given = clipMiddle(path, 60)
   const readTool = readToolName(ctx)
   switch (err.code) {
     case 'STALE':
@@ -249,13 +251,15 @@ export function explainChange(err: unknown, given: string, ctx: ToolContext): un
       return say(`Permission denied writing ${given}: this process may not change it. Nothing was changed.`)
     case 'NO_SPACE':
       return say(`The disk holding ${given} is full, so it was not changed (the file is as it was). Free some space or ask the user, then retry.`)
+    case 'IO_ERROR':
+      return say(`${given} could not be changed (${clip(err.message, 80)}). Nothing was changed; retry, or tell the user.`)
     case 'FILE_TOO_LARGE':
-      return say(`${given} ${err.message}, so it was not changed. Make the change with a shell tool or ask the user; a file this large is too big to rewrite through this tool.`)
+      return say(`${given} ${clip(err.message, 80)}, so it was not changed. Make the change with a shell tool or ask the user; a file this large is too big to rewrite through this tool.`)
     case 'ENCODING':
-      return say(`${given} ${err.message}, so it cannot be edited without corrupting it. Nothing was changed; write it anew with the write tool only if replacing it whole is acceptable.`)
+      return say(`${given} ${clip(err.message, 80)}, so it cannot be edited without corrupting it. Nothing was changed; write it anew with the write tool only if replacing it whole is acceptable.`)
     case 'INVALID_INPUT': {
       const field = pathField(ctx)
-      return new InvalidInputError('INVALID_INPUT', `${field} ${given} ${err.message}. Give a valid file path.`, { data: { field, path: given } })
+      return new InvalidInputError('INVALID_INPUT', `${field} ${given} ${clip(err.message, 80)}. Give a valid file path.`, { data: { field, path } })
     }
     default:
       return err

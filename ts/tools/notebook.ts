@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 
 import { z } from 'zod'
 
-import { FsgateError, InvalidInputError, MaxFileReadTokenExceededError, NotFoundError } from '../errors.js'
+import { clip, clipMiddle, FsgateError, InvalidInputError, MaxFileReadTokenExceededError, NotFoundError } from '../errors.js'
 import { callNative, completer, type NativeNotebookEditResult, type NativeNotebookResult } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ContentBlock, type ToolOutput } from '../result.js'
@@ -143,20 +143,21 @@ async function editNotebook(input: NotebookEditInput, ctx: ToolContext): Promise
 function explainEdit(err: unknown, input: NotebookEditInput, ctx: ToolContext): unknown {
   if (!(err instanceof FsgateError)) return err
   const data = { path: input.notebook_path }
+  const given = clipMiddle(input.notebook_path, 60)
   switch (err.code) {
     case 'INVALID_NOTEBOOK':
       return new FsgateError(
         'INVALID_NOTEBOOK',
-        `${input.notebook_path} ${err.message}, so it was not changed. ${readToolName(ctx)} it to see its text; repair it whole with the write tool if that is wanted.`,
+        `${given} ${clip(err.message, 80)}, so it was not changed. Read it with ${readToolName(ctx)} to see its text, or repair it whole with the write tool.`,
         { data },
       )
     case 'NOT_FOUND':
       // The engine's NOT_FOUND here is a cell; the file was found at planning.
-      return new NotFoundError('NOT_FOUND', `In ${input.notebook_path}, ${err.message}. Use a cell id that ${readToolName(ctx)} shows.`, { data: { ...data, field: 'cell_id' } })
+      return new NotFoundError('NOT_FOUND', `In ${given}, ${clipMiddle(err.message, 120)}. Use a cell id that ${readToolName(ctx)} shows.`, { data: { ...data, field: 'cell_id' } })
     case 'INVALID_INPUT':
-      return new InvalidInputError('INVALID_INPUT', `${err.message[0].toUpperCase()}${err.message.slice(1)}; the notebook was not changed.`, { data: { ...data, field: 'cell_id' } })
+      return new InvalidInputError('INVALID_INPUT', `${err.message[0].toUpperCase()}${clip(err.message.slice(1), 120)}; the notebook was not changed. Fix the call and retry.`, { data: { ...data, field: 'cell_id' } })
     case 'FILE_TOO_LARGE':
-      return new FsgateError('FILE_TOO_LARGE', `${input.notebook_path} ${err.message} (limits.notebookMaxBytes), so it was not changed.`, { data })
+      return new FsgateError('FILE_TOO_LARGE', `${given} ${clip(err.message, 80)} (limits.notebookMaxBytes), so it was not changed. Change it with a shell command, or ask the user.`, { data })
     default:
       return explainChange(err, input.notebook_path, ctx)
   }

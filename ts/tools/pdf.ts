@@ -145,7 +145,7 @@ export function explainPdfError(err: unknown, path: string, ctx: ToolContext): u
   const given = clipMiddle(path, 60)
   switch (err.code) {
     case 'INVALID_PDF':
-      if (err.message.startsWith('not a PDF')) return again(`${given} is ${err.message}; pdf_read reads PDF files only (use file_read for other files).`)
+      if (err.message.startsWith('not a PDF')) return again(`${given} is ${clip(err.message, 60)}. pdf_read reads PDF files only: use file_read for other files.`)
       return again(`${given} cannot be read as a PDF: ${clip(err.message, 100)}. Check the file, or read another one.`)
     case 'TIMEOUT':
       return again(`${given}: ${clip(err.message, 80)}. Try a few pages at a time with file_read and pages.`)

@@ -283,6 +283,8 @@ async function explain(err: unknown, path: string, abs: string, ctx: ToolContext
       return say(`${given} is outside the workspace (${ctx.workspace}) and the allowed paths, so it cannot be read. Use a path inside the workspace.`)
     case 'FILE_TOO_LARGE':
       return say(tooLarge(err.message, given, ctx))
+    case 'IO_ERROR':
+      return say(`${given} could not be read (${clip(err.message, 80)}). Retry, or read another file.`)
     case 'PERMISSION_DENIED':
       return say(`Permission denied reading ${given}. It cannot be read by this process; try another file.`)
     case 'INVALID_IMAGE':
@@ -304,7 +306,9 @@ function tooLarge(native: string, given: string, ctx: ToolContext): string {
   const bytes = /^\S+ is ([\d,]+) bytes/.exec(native)?.[1]
   const size = bytes ? ` (${bytes} bytes)` : ''
   if (native.startsWith('file is')) {
-    const part = ctx.dialect === 'gemini' ? `start_line=1 end_line=${ctx.limits.readLines}` : `offset=1 limit=${ctx.limits.readLines}`
+    // A quarter of a default page: lines of a log this size fit the token limit at that count.
+    const lines = Math.max(1, Math.floor(ctx.limits.readLines / 4))
+    const part = ctx.dialect === 'gemini' ? `start_line=1 end_line=${lines}` : `offset=1 limit=${lines}`
     return `${given}${size} is over limits.unrangedReadBytes (${num(ctx.limits.unrangedReadBytes)}) for a read without a range. Read part of it with ${part}, or search it for what you need.`
   }
   if (native.startsWith('image is')) return `${given}${size} is over the size limit for images. Make a smaller copy (with a shell command), then read that.`

@@ -103,7 +103,7 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
           return shape(input, ctx, abs, hits, { backend: 'semble', ...(dropped ? { droppedHits: dropped } : {}) })
         } catch (err) {
           if (!(err instanceof SembleError)) throw err
-          if (err.reason === 'aborted') throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal.')
+          if (err.reason === 'aborted') throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal. Call again if it is still needed.')
           failed.set(key, { until: Date.now() + BACKOFF_MS, reason: err.reason })
           if (backend === 'semble') {
             throw new FsgateError(err.reason === 'timeout' ? 'TIMEOUT' : 'BACKEND_UNAVAILABLE', `Semble failed: ${clip(err.message, 100)} Retry, or use backend='literal'.`, {

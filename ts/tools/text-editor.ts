@@ -179,7 +179,7 @@ async function listFolder(given: string, abs: string, ctx: ToolContext): Promise
   const entries: string[] = []
   let total = 0
   const walk = async (dir: string, depth: number): Promise<void> => {
-    if (ctx.signal?.aborted) throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal.')
+    if (ctx.signal?.aborted) throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal. Call again if it is still needed.')
     let names: import('node:fs').Dirent[]
     try {
       names = await readdir(dir, { withFileTypes: true })

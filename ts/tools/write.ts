@@ -4,7 +4,7 @@
  */
 import { z } from 'zod'
 
-import { FsgateError, StaleFileError } from '../errors.js'
+import { clipMiddle, FsgateError, StaleFileError } from '../errors.js'
 import { callNative, completer, type NativeWriteResult } from '../native.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
@@ -92,7 +92,7 @@ export const writeTool = defineTool<WriteInput>({
 async function write(input: WriteInput, ctx: ToolContext): Promise<ToolOutput> {
   const plan = await planChange(ctx, input.path, pathField(ctx))
   if (ctx.dialect === 'consent' && plan.sourceExists && input.overwrite !== true) {
-    throw new FsgateError('FILE_EXISTS', `${input.path} already exists and was not replaced. To replace it, call write_file again with overwrite set to true; to change part of it, use edit.`, {
+    throw new FsgateError('FILE_EXISTS', `${clipMiddle(input.path, 60)} already exists and was not replaced. Call write_file again with overwrite set to true to replace it, or use edit to change part of it.`, {
       data: { path: input.path },
     })
   }
