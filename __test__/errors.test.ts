@@ -427,9 +427,15 @@ describe('FILE_TOO_LARGE for a text file', () => {
 
 describe('the consent gate comes after validation', () => {
   /** A guarded session whose host UI records each question and says `answer`. */
-  function guarded(answer = true, options: Partial<ToolkitOptions> = {}) {
+  function guarded() {
     const asked: string[] = []
-    const f = workspace({ preset: 'guarded', ...options, onPermissionRequest: (req) => (asked.push(req.path), answer) })
+    const f = workspace({
+      preset: 'guarded',
+      onPermissionRequest: (req) => {
+        asked.push(req.path)
+        return true
+      },
+    })
     return { ...f, asked }
   }
 

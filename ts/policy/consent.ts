@@ -116,8 +116,8 @@ export class ConsentGate {
       refused = true
     }
     const next = this.issue(unit, label)
-    const why = refused ? 'That grant_phrase was refused; its request is void.' : `Editing existing files in ${clipMiddle(label, 32)} needs the user's OK.`
-    const ask = `Ask them; if they agree they reply: ${next.phrase}. Then repeat the call with grant_phrase set to it.`
+    const why = refused ? 'That grant_phrase was refused; its request is void.' : `Editing existing files in ${clipMiddle(label, 28)} needs the user's OK.`
+    const ask = `Ask the user; if they agree they reply: ${next.phrase}. Then repeat the call with it as grant_phrase.`
     throw new PermissionRequiredError('PERMISSION_REQUIRED', `${why} ${ask}`, {
       nonce: next.nonce,
       data: { unit: label, grantPhrase: next.phrase, nonce: next.nonce, refused },

@@ -366,7 +366,7 @@ function failure(f: Failure, planned: Planned[], ctx: ToolContext): FsgateError 
           { data },
         )
       }
-      const after = f.after ? ` after line ${f.after}, where the hunk's lines before it match` : ''
+      const after = f.after ? ` after line ${f.after}` : ''
       const head = `Failed to find the expected lines in ${file}: ${quoted(f.text)} (${hunk}patch line ${f.line}) is not in the file${after}.`
       const tail = 'Nothing was changed. Read the file and copy the context and - lines exactly.'
       return new FsgateError('STRING_NOT_FOUND', `${head}${near(head + tail)}${tail}`, { data: { ...data, candidates: f.candidates ?? [] } })
