@@ -84,5 +84,5 @@ export function malformedArgumentsText(name: string, raw: string, reason: string
   const tool = clip(name, 40)
   // V8's reason quotes the input again: the start of the arguments is shown once.
   const why = clip(reason.replace(/,? ".*is not valid JSON$/s, ''), 60)
-  return `Error: the arguments of this ${tool} call are not valid JSON (${why}): ${JSON.stringify(clip(raw, 40))}\nCall ${tool} again with a JSON object of named fields.`
+  return `Error: the arguments of this ${tool} call are not valid JSON (${why}): ${clip(raw, 40)}\nCall ${tool} again with a JSON object of named fields.`
 }

@@ -311,7 +311,7 @@ function tooLarge(native: string, given: string, ctx: ToolContext): string {
     const part = ctx.dialect === 'gemini' ? `start_line=1 end_line=${lines}` : `offset=1 limit=${lines}`
     return `${given}${size} is over limits.unrangedReadBytes (${num(ctx.limits.unrangedReadBytes)}) for a read without a range. Read part of it with ${part}, or search it for what you need.`
   }
-  if (native.startsWith('image is')) return `${given}${size} is over the size limit for images. Make a smaller copy (with a shell command), then read that.`
+  if (native.startsWith('image is')) return `${given}: ${clip(native, 100)}. Make a smaller copy (with a shell command), then read that.`
   if (native.startsWith('PDF is')) return pdfTooLarge(given, size, ctx)
   return `${given} is too large to read (${clip(native, 80)}). Search it for what you need instead.`
 }
