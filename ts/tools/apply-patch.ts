@@ -405,7 +405,7 @@ function fileError(f: Failure, op: Planned | undefined, ctx: ToolContext): Fsgat
         { data: { path: given } },
       )
     default: {
-      const err = new FsgateError(toCode(e?.code), `${given}: ${e?.message ?? 'failed'}. Nothing was changed.`, { data: { path: given, native: e } })
+      const err = new FsgateError(toCode(e?.code), `${given}: ${clip(e?.message ?? 'failed', 100)}. Nothing was changed.`, { data: { path: given, native: e } })
       return explainChange(err, given, ctx) as FsgateError
     }
   }

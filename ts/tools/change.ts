@@ -224,7 +224,7 @@ async function target(ctx: ToolContext, abs: string, allowOutside: boolean, give
 function refuseProtected(ctx: ToolContext, real: string, given: string, inside: boolean): void {
   const why = protectedReason(real, { inside, home: ctx.home })
   if (why) {
-    throw new FsgateError('PROTECTED_PATH', `${given} is protected and is never written: ${why}. Choose another path.`, {
+    throw new FsgateError('PROTECTED_PATH', `${clipMiddle(given, 60)} is protected and is never written: ${why}. Choose another path.`, {
       data: { path: given, realPath: real },
     })
   }

@@ -1132,6 +1132,38 @@ mod tests {
     }
 
     #[test]
+    fn a_dry_run_makes_every_check_and_writes_nothing() {
+        let dir = tmp();
+        let p = wfile(&dir, "f.txt", b"alpha\nalpha\n");
+        let mut cfg = WriteConfig::default();
+        cfg.expect(version(b"alpha\nalpha\n")).dry_run(true);
+        // A write that would succeed reports the bytes it would write, and writes none.
+        let w = write_file(&roots(&dir), &p, Payload::Text("new\n"), &cfg).unwrap();
+        assert_eq!((w.size, w.hash, w.total_lines, w.created), (4, hash_bytes(b"new\n"), 1, false));
+        let fresh = dir.join("sub/new.txt");
+        assert!(
+            write_file(&roots(&dir), &fresh, Payload::Text("x"), &WriteConfig::default().dry_run(true).clone())
+                .unwrap()
+                .created
+        );
+        assert!(!dir.join("sub").exists());
+        // An edit: its match is decided, its failures reported, nothing written.
+        let edit = |old: &str, cfg: &WriteConfig| {
+            let spec = EditSpec { old, new: "beta", replace_all: false, strip_trailing_whitespace: true };
+            edit_file(&roots(&dir), &p, &p, &spec, cfg, &Cancel::new())
+        };
+        assert!(matches!(edit("alpha", &cfg).unwrap(), EditOutcome::Failed(EditFailure::Ambiguous { count: 2, .. })));
+        assert!(matches!(edit("gamma", &cfg).unwrap(), EditOutcome::Failed(EditFailure::NotFound { .. })));
+        assert!(matches!(edit("alpha\nalpha", &cfg).unwrap(), EditOutcome::Done { .. }));
+        // A stale version is refused as by the real change.
+        cfg.expect(version(b"other"));
+        assert_eq!(edit("alpha\nalpha", &cfg).unwrap_err().kind(), ErrorKind::Stale);
+        assert_eq!(write_file(&roots(&dir), &p, Payload::Text("new\n"), &cfg).unwrap_err().kind(), ErrorKind::Stale);
+        assert_eq!(std::fs::read(&p).unwrap(), b"alpha\nalpha\n");
+        assert!(temps(&dir).is_empty());
+    }
+
+    #[test]
     fn edit_writes_in_the_files_own_encoding_and_reports_the_first_line() {
         let dir = tmp();
         let original: Vec<u8> =
