@@ -111,6 +111,8 @@ export interface ApplyPatchOptions {
   maxBytes?: number
   /** Most lines of each file's diff. @default 400 */
   diffLines?: number
+  /** Check every operation and write nothing: no `failure` and no `ops` means it would apply. @default false */
+  dryRun?: boolean
 }
 
 /** The checks of a write, edit or removal. Paths are the real paths the caller checked. */
@@ -127,6 +129,8 @@ export interface ChangeChecks {
   keepPrevious?: boolean
   /** The largest existing file that may be replaced or edited. @default no limit */
   maxBytes?: number
+  /** Make every check and write nothing; the result describes what would be written. @default false */
+  dryRun?: boolean
 }
 
 /** How a child ended. */

@@ -130,6 +130,32 @@ export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && (ERROR_CODES as readonly string[]).includes(code)
 }
 
+/** The most bytes of UTF-8 a model-facing error may have, in every dialect and adapter. */
+export const MAX_ERROR_BYTES = 300
+
+/**
+ * The most a tool's own message may have: the rest of MAX_ERROR_BYTES is room for what
+ * the layers around it add (a preset's "[error] ", an adapter's "Error: ", the MCP
+ * server's "[error code: …]" line).
+ */
+export const MAX_MESSAGE_BYTES = 256
+
+/** What `fitMessage` puts where it cut a message (a test looks for it: no message should need it). */
+export const CUT_MARK = ' [...] '
+
+/**
+ * `message` within `maxBytes`: as it is when it fits, else its start and its end (where
+ * the next step is said) around CUT_MARK. The last guard of the size of every error;
+ * messages are written to fit without it, by cutting what they echo (`clip`).
+ */
+export function fitMessage(message: string, maxBytes = MAX_MESSAGE_BYTES): string {
+  if (Buffer.byteLength(message) <= maxBytes) return message
+  const room = maxBytes - Buffer.byteLength(CUT_MARK)
+  const tailBytes = Math.min(Math.floor(room / 2), 120)
+  const tail = [...head([...message].reverse().join(''), tailBytes)].reverse().join('')
+  return `${head(message, room - Buffer.byteLength(tail))}${CUT_MARK}${tail}`
+}
+
 /**
  * `text` cut to at most `maxBytes` bytes of UTF-8 (never inside a character), with "…"
  * when cut: what a message may echo of a model's regex, glob or command.

@@ -98,6 +98,6 @@ async function startNative<T>(start: Start, signal: AbortSignal | undefined): Pr
 }
 
 function aborted(): AbortedError {
-  return new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal.')
+  return new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal. Call again if it is still needed.')
 }
 

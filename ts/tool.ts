@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod'
 
-import { FsgateError, InvalidInputError } from './errors.js'
+import { clip, FsgateError, fitMessage, InvalidInputError, MAX_MESSAGE_BYTES } from './errors.js'
 import type { Limits } from './limits.js'
 import type { Preset, PresetName } from './policy/presets.js'
 import type { Dialect, LineStyle } from './policy/presets.js'
@@ -233,10 +233,10 @@ export function errorResult(err: unknown, errorPrefix = false): ToolResult {
   const e =
     err instanceof FsgateError
       ? err
-      : new FsgateError('INTERNAL', `Internal error: ${err instanceof Error ? err.message : String(err)}. This is a bug in fsgate; try another approach.`)
+      : new FsgateError('INTERNAL', `Internal error: ${clip(err instanceof Error ? err.message : String(err), 120)}. This is a bug in fsgate; try another approach.`)
   // The consent system shows a gate as [permission_required] and any other failure as [error].
-  const prefix = e.code === 'PERMISSION_REQUIRED' ? '[permission_required]' : '[error]'
-  const content: ContentBlock[] = [{ type: 'text', text: errorPrefix ? `${prefix} ${e.message}` : e.message }]
+  const prefix = errorPrefix ? `${e.code === 'PERMISSION_REQUIRED' ? '[permission_required]' : '[error]'} ` : ''
+  const content: ContentBlock[] = [{ type: 'text', text: prefix + fitMessage(e.message, MAX_MESSAGE_BYTES - prefix.length) }]
   const error: ToolResult['error'] = { code: e.code }
   if (e.errorCode !== undefined) error.errorCode = e.errorCode
   if (e.nonce !== undefined) error.nonce = e.nonce
@@ -252,10 +252,11 @@ function schemaError(tool: string, input: unknown, error: z.ZodError): InvalidIn
     })
   }
   let field = issue.path.map(String).join('.')
-  let what = issue.message
+  let what = clip(issue.message, 120)
   if (issue.code === 'unrecognized_keys') {
-    field = issue.keys[0]
-    what = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`
+    field = clip(issue.keys[0] ?? '', 40)
+    const named = issue.keys.slice(0, 3).map((k) => `'${clip(k, 40)}'`)
+    what = `unknown field${issue.keys.length > 1 ? 's' : ''} ${named.join(', ')}${issue.keys.length > 3 ? ` and ${issue.keys.length - 3} more` : ''}`
   } else if (issue.code === 'invalid_type' && !present(input, issue.path)) {
     what = 'is required'
   }

@@ -30,6 +30,7 @@ import type { Dialect } from '../policy/presets.js'
 import { APPLY_PATCH_FREEFORM_DESCRIPTION, APPLY_PATCH_GRAMMAR } from '../tools/apply-patch.js'
 import type { ToolResult } from '../result.js'
 import type { Session, Toolkit } from '../toolkit.js'
+import { clip } from '../errors.js'
 import { dataUrl, errorText, imagesOf, joinedText, malformedArgumentsText, omittedImage, parseArguments, type ResultHandler } from './shared.js'
 
 export interface OpenAIToolsOptions {
@@ -109,7 +110,7 @@ export async function runOpenAIChatToolCalls(
   const imageParts: OpenAIChatImageMessage['content'] = []
   for (const call of message.tool_calls ?? []) {
     if (call.type !== 'function' || !call.function) {
-      toolMessages.push({ role: 'tool', tool_call_id: call.id, content: `Error: '${call.type}' tool calls are not fsgate's; call its tools as functions.` })
+      toolMessages.push({ role: 'tool', tool_call_id: call.id, content: `Error: '${clip(String(call.type), 40)}' tool calls are not fsgate's; call its tools as functions.` })
       continue
     }
     const { name, arguments: raw } = call.function

@@ -3,6 +3,7 @@
  * SDKs whose tool results have no error flag, and base64 data URLs for images.
  * Internal: not exported from the package.
  */
+import { clip } from '../errors.js'
 import type { ContentBlock, ToolResult } from '../result.js'
 
 export type TextBlock = Extract<ContentBlock, { type: 'text' }>
@@ -80,6 +81,8 @@ export function parseArguments(raw: unknown): { ok: true; input: unknown } | { o
 
 /** The error text for arguments that are not JSON. */
 export function malformedArgumentsText(name: string, raw: string, reason: string): string {
-  const shown = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw
-  return `Error: the arguments of this ${name} call are not valid JSON (${reason}): ${shown}\nCall ${name} again with a JSON object of named fields.`
+  const tool = clip(name, 40)
+  // V8's reason quotes the input again: the start of the arguments is shown once.
+  const why = clip(reason.replace(/,? ".*is not valid JSON$/s, ''), 60)
+  return `Error: the arguments of this ${tool} call are not valid JSON (${why}): ${clip(raw, 40)}\nCall ${tool} again with a JSON object of named fields.`
 }

@@ -229,5 +229,5 @@ export class FairShares {
 }
 
 function aborted(): AbortedError {
-  return new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal.')
+  return new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal. Call again if it is still needed.')
 }

@@ -44,7 +44,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js'
 
-import { clip } from '../errors.js'
+import { clip, clipMiddle } from '../errors.js'
 import type { PermissionRequest } from '../policy/consent.js'
 import type { Dialect } from '../policy/presets.js'
 import type { ToolResult } from '../result.js'
@@ -183,7 +183,6 @@ export function createMcpServer(toolkits: McpToolkits | Toolkit, options: McpSer
       stop()
     }
     const phrase = result.data?.grantPhrase
-    let note: string | undefined
     const code = result.error?.code
     if ((code === 'APPROVAL_REQUIRED' || code === 'PERMISSION_REQUIRED') && typeof phrase === 'string') {
       // Without elicitation a phrase must reach the user but not the model (SPEC §8.1):
@@ -197,10 +196,9 @@ export function createMcpServer(toolkits: McpToolkits | Toolkit, options: McpSer
           ? `approval needed (session ${s.id}): to run ${visible(JSON.stringify(String(result.data?.command ?? '')))} once, tell the assistant: ${phrase}`
           : `consent needed (session ${s.id}): to let the assistant change existing files in ${visible(String(result.data?.unit ?? ''))}, tell it: ${phrase}`
       const where = tellUser(what)
-      note = `The phrase was written to ${where}, which you cannot see. Ask the user to look there and tell you the phrase.`
-      result = withoutPhrase(result, phrase)
+      result = phraseElsewhere(result, code, where)
     }
-    return toCallToolResult(result, note)
+    return toCallToolResult(result)
   })
   return server
 }
@@ -320,15 +318,24 @@ const READ_ONLY = new Set(['file_read', 'glob_search', 'content_search', 'semant
  * structuredContent over content — so it would cost tokens twice, bypass the text shaped
  * for models, and carry `data.grantPhrase`, which would let the model approve itself.
  */
-/** `result` with `phrase` taken out of what the model reads (the consent gate names it in its text). */
-function withoutPhrase(result: ToolResult, phrase: string): ToolResult {
-  const content = result.content.map((c) => (c.type === 'text' ? { ...c, text: c.text.split(phrase).join('[the phrase the user was shown]') } : c))
-  return { ...result, content }
+/**
+ * `result` as the model reads it when its phrase went to `where` (the server's log): the
+ * gate's own text names the phrase and says the host showed it, so it is told anew, short,
+ * with where the user finds the phrase and what to do next.
+ */
+function phraseElsewhere(result: ToolResult, code: 'APPROVAL_REQUIRED' | 'PERMISSION_REQUIRED', where: string): ToolResult {
+  const d = result.data ?? {}
+  const refused = d.refused === true ? 'Phrase refused. ' : ''
+  const what =
+    code === 'APPROVAL_REQUIRED'
+      ? `This ${String(d.risk ?? 'risky')}-risk command needs the user's approval.`
+      : `Changing files in ${clip(String(d.unit ?? ''), 40)} needs the user's consent.`
+  const next = `The phrase is in ${clipMiddle(where, 60)}, which you cannot see: ask the user for it, then repeat the call with grant_phrase set to it.`
+  return { ...result, content: [{ type: 'text', text: `${refused}${what} ${next}` }] }
 }
 
-export function toCallToolResult(result: ToolResult, note?: string): CallToolResult {
+export function toCallToolResult(result: ToolResult): CallToolResult {
   const content: CallToolResult['content'] = [...result.content]
-  if (note !== undefined) content.push({ type: 'text', text: note })
   if (result.isError && result.error) content.push({ type: 'text', text: `[error code: ${result.error.code}]` })
   return { content, isError: result.isError }
 }

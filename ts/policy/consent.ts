@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 
-import { FsgateError, PermissionRequiredError } from '../errors.js'
+import { clip, clipMiddle, FsgateError, PermissionRequiredError } from '../errors.js'
 
 export interface PermissionRequest {
   /** The session asking. */
@@ -91,12 +91,12 @@ export class ConsentGate {
         }
         yes = await question
       } catch (err) {
-        throw new FsgateError('PERMISSION_DENIED', `The permission request for ${label} failed (${err instanceof Error ? err.message : String(err)}), so nothing was changed.`, {
+        throw new FsgateError('PERMISSION_DENIED', `Asking the user about ${clipMiddle(label, 40)} failed (${clip(err instanceof Error ? err.message : String(err), 80)}), so nothing was changed. Tell the user, or retry later.`, {
           data: { unit: label },
         })
       }
       if (!yes) {
-        throw new FsgateError('PERMISSION_DENIED', `The user declined changes to existing files in ${label}. Nothing was changed; do not retry this change unless the user asks for it.`, {
+        throw new FsgateError('PERMISSION_DENIED', `The user declined changes to existing files in ${clipMiddle(label, 40)}. Nothing was changed; do not retry this change unless the user asks for it.`, {
           data: { unit: label },
         })
       }
@@ -116,10 +116,8 @@ export class ConsentGate {
       refused = true
     }
     const next = this.issue(unit, label)
-    const ask = `Ask the user whether you may change existing files in ${label}; do not guess or assume the answer. If they agree, they reply with this exact phrase: ${next.phrase} — then repeat the same call with grant_phrase set to the phrase they wrote.`
-    const why = refused
-      ? `That grant_phrase was refused (it is wrong, already used, or was not written by the user), and its request is void.`
-      : `Replacing existing files in ${label} needs the user's permission, which has not been given in this session.`
+    const why = refused ? 'That grant_phrase was refused; its request is void.' : `Editing existing files in ${clipMiddle(label, 28)} needs the user's OK.`
+    const ask = `Ask the user; if they agree they reply: ${next.phrase}. Then repeat the call with it as grant_phrase.`
     throw new PermissionRequiredError('PERMISSION_REQUIRED', `${why} ${ask}`, {
       nonce: next.nonce,
       data: { unit: label, grantPhrase: next.phrase, nonce: next.nonce, refused },
@@ -128,7 +126,7 @@ export class ConsentGate {
 
   private issue(unit: string, label: string): Pending {
     const nonce = newNonce()
-    const pending = { nonce, phrase: `allow edits in ${label} ${nonce}`, issuedAt: this.seq }
+    const pending = { nonce, phrase: `allow edits in ${phraseLabel(label)} ${nonce}`, issuedAt: this.seq }
     // One open request per unit: a new one voids the one before.
     this.pending.set(unit, pending)
     return pending
@@ -147,6 +145,17 @@ export class ConsentGate {
     if (this.messages === null) return true
     return this.messages.some((m) => m.seq > after && m.lines.includes(phrase))
   }
+}
+
+/**
+ * A unit's name as a grant phrase says it: the label, or for a long one (a folder outside
+ * the workspace) its last part, so that the phrase stays short enough to say and to fit
+ * in the error that asks for it.
+ */
+function phraseLabel(label: string): string {
+  if (label.length <= 24) return label
+  const last = path.basename(label.replace(/[/\\]+$/, ''))
+  return `${[...last].slice(0, 24).join('')}${label.endsWith(path.sep) ? path.sep : ''}`
 }
 
 /** Unambiguous lowercase letters and digits (Crockford's base32): easy to read aloud and retype. */

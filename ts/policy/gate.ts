@@ -6,7 +6,7 @@
  */
 import { setMaxListeners } from 'node:events'
 
-import { FsgateError } from '../errors.js'
+import { clip, FsgateError } from '../errors.js'
 import type { ActionBudget } from './budget.js'
 import type { OtpGate } from './otp.js'
 import type { Autonomy } from './presets.js'
@@ -57,7 +57,7 @@ export class StopSwitch {
   }
 
   private message(): string {
-    const why = this.reason ? ` (${this.reason})` : ''
+    const why = this.reason ? ` (${clip(this.reason, 80)})` : ''
     return `All tools are stopped by an emergency stop${why}. Do not retry; tell the user, who can resume the tools.`
   }
 }

@@ -13,7 +13,7 @@ import { InvalidInputError } from '../errors.js'
 export function resolvePath(workspace: string, input: string, field = 'path'): string {
   if (input.length === 0) throw invalid(field, 'is empty; give a file path')
   if (input.includes('\0')) throw invalid(field, 'contains a NUL byte; remove it and retry')
-  if (input.length > 4096) throw invalid(field, 'is longer than 4096 characters')
+  if (input.length > 4096) throw invalid(field, 'is longer than 4096 characters; give a shorter path')
   let p = input
   if (p === '~' || p.startsWith('~/')) p = path.join(homedir(), p.slice(1))
   return path.resolve(workspace, p)

@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import { z } from 'zod'
 
-import { clipMiddle, FsgateError, InvalidInputError } from '../errors.js'
+import { clip, clipMiddle, FsgateError, InvalidInputError } from '../errors.js'
 import type { NativeWalkOptions } from '../native.js'
 import { displayPath, resolvePath } from '../policy/paths.js'
 import { similarNames } from '../similar.js'
@@ -100,8 +100,8 @@ export async function explainSearchError(err: unknown, given: string | undefined
       return new InvalidInputError('INVALID_INPUT', `${where} is a file, not a folder. Give the folder to search in as path, or leave path out.`, { data: { field: 'path' } })
     case 'INVALID_PATTERN': {
       const native = err.data?.native as { field?: string | null } | undefined
-      // The parser's message quotes the whole pattern: a long one is cut in the middle.
-      const said = clipMiddle(err.message, 400)
+      // The parser's message quotes the whole pattern: it is told as what is wrong and where.
+      const said = parserSaid(err.message)
       if (native?.field === 'glob') {
         return new InvalidInputError('INVALID_PATTERN', `Invalid glob in ${globField}: ${said}. Fix ${globField} and retry.`, { data: { field: globField, error: said } })
       }
@@ -112,6 +112,22 @@ export async function explainSearchError(err: unknown, given: string | undefined
     default:
       return err
   }
+}
+
+/**
+ * A regex or glob parser's message, short: the regex crate's "regex parse error:\n
+ * <pattern>\n<caret>\nerror: <what>" becomes "<what> at character N, near \"…\"" (a
+ * window of the pattern); any other message is cut in the middle.
+ */
+export function parserSaid(message: string): string {
+  const m = /^regex parse error:\n *(.*)\n( *)\^+\nerror: (.*)$/s.exec(message)
+  if (!m) return clipMiddle(message, 120)
+  const [, pattern, pad, what] = m as unknown as [string, string, string, string]
+  const at = Math.max(0, pad.length - (/^ */.exec(message.split('\n')[1] ?? '')?.[0].length ?? 0))
+  const chars = [...pattern]
+  const start = Math.max(0, at - 15)
+  const near = `${start > 0 ? '…' : ''}${chars.slice(start, start + 30).join('')}${start + 30 < chars.length ? '…' : ''}`
+  return `${clip(what.trim(), 60)} at character ${at + 1}, near ${JSON.stringify(near)}`
 }
 
 export function plural(n: number, one: string, many = `${one}s`): string {

@@ -22,8 +22,9 @@ import { ConsentGate } from '../policy/consent.js'
 import { resolvePath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { CHANGES_FILES, explainChange, planChange, type ChangeTarget } from './change.js'
+import { CHANGES_FILES, consentPending, explainChange, planChange, type ChangeTarget } from './change.js'
 import { num, readToolName } from './common.js'
+import { closestLines } from './near-miss.js'
 
 export interface ApplyPatchInput {
   /** The patch text, from `*** Begin Patch` to `*** End Patch`. */
@@ -133,10 +134,8 @@ async function applyPatch(input: ApplyPatchInput, ctx: ToolContext): Promise<Too
     const dest = op.kind === 'add' ? plan : to && to.real !== plan.real ? to : undefined
     if (dest?.exists) requireFullRead(ctx, op, dest)
   }
-  await requireConsents(ctx, planned, input.grant_phrase)
-
   const paths = planned.flatMap(({ plan, to }) => (to ? [plan.real, to.real] : [plan.real]))
-  const r = await underLocks(ctx.locks, paths, async () => {
+  const attempt = (dry: boolean) => underLocks(ctx.locks, paths, async () => {
     if (ctx.signal?.aborted) throw new FsgateError('ABORTED', 'The call was cancelled by its AbortSignal; nothing was changed.')
     const targets = planned.map(({ op, plan, to }) => ({
       path: plan.real,
@@ -146,14 +145,21 @@ async function applyPatch(input: ApplyPatchInput, ctx: ToolContext): Promise<Too
       moveLabel: to?.shown,
     }))
     const r = await callNative<NativePatchResult>(
-      (id, cancel) => ctx.fs.applyPatch(completer, id, { patch: input.input, targets, maxBytes: ctx.limits.editMaxBytes }, cancel),
+      (id, cancel) => ctx.fs.applyPatch(completer, id, { patch: input.input, targets, maxBytes: ctx.limits.editMaxBytes, dryRun: dry }, cancel),
       ctx.signal,
       ctx.lanes.io,
     )
     // Still under the locks: this session's next queued change must see these versions.
-    if (!r.failure) record(ctx, planned, r)
+    if (!r.failure && !dry) record(ctx, planned, r)
     return r
   })
+  // The real error (a hunk that does not apply, a stale read) before the consent question.
+  if (planned.some((p) => consentPending(ctx, p.plan) || (p.to !== undefined && consentPending(ctx, p.to)))) {
+    const tried = await attempt(true)
+    if (tried.failure) throw failure(tried.failure, planned, ctx)
+  }
+  await requireConsents(ctx, planned, input.grant_phrase)
+  const r = await attempt(false)
   if (r.failure) throw failure(r.failure, planned, ctx)
   return summary(r, planned)
 }
@@ -317,19 +323,19 @@ const FUZZ_WORDS: Record<string, string> = {
 
 type Failure = NonNullable<NativePatchResult['failure']>
 
-/** A path as an error names it: whole, or its start and end when it is long (every error stays under 600 bytes). */
+/** A path as an error names it: whole, or its start and end when it is long (every error stays within MAX_MESSAGE_BYTES). */
 function short(path: string): string {
-  return clipMiddle(path, 160)
+  return clipMiddle(path, 60)
 }
 
 /** A line of the patch as an error quotes it. */
 function quoted(line: string | null | undefined): string {
-  return clip(JSON.stringify(line ?? ''), 120)
+  return clip(JSON.stringify(line ?? ''), 40)
 }
 
 function malformed(f: Failure): FsgateError {
   const where = f.line ? ` at line ${f.line}${f.text ? ` (${quoted(f.text)})` : ''}` : ''
-  return new InvalidInputError('INVALID_INPUT', `Invalid patch${where}: ${f.message ?? 'not a patch'}. Nothing was changed; fix the patch and call apply_patch again.`, {
+  return new InvalidInputError('INVALID_INPUT', `Invalid patch${where}: ${clip(f.message ?? 'not a patch', 140)}. Nothing changed; fix the patch and retry.`, {
     data: { field: 'input', line: f.line ?? null },
   })
 }
@@ -340,16 +346,8 @@ function failure(f: Failure, planned: Planned[], ctx: ToolContext): FsgateError 
   const file = op ? short(op.plan.shown) : 'the file'
   const hunk = f.hunk === undefined || f.hunk === null ? '' : `hunk ${f.hunk + 1}, `
   const data = { path: file, line: f.line ?? null, hunk: f.hunk ?? null }
-  // The closest lines, as many as fit the error's budget of 600 bytes.
-  const near = (fixed: string): string => {
-    const lines = (f.candidates ?? []).map((c) => `${c.line}: ${clip(c.text, 100)}`)
-    while (lines.length > 0) {
-      const list = ` The closest lines in ${file} are:\n${lines.join('\n')}\n`
-      if (Buffer.byteLength(fixed) + Buffer.byteLength(list) < 590) return list
-      lines.pop()
-    }
-    return ' '
-  }
+  // The closest lines, as many as fit the error's size.
+  const near = (fixed: string): string => closestLines(f.candidates ?? [], f.text ?? '', fixed)
   switch (f.code) {
     case 'MALFORMED':
       return malformed(f)
@@ -368,7 +366,7 @@ function failure(f: Failure, planned: Planned[], ctx: ToolContext): FsgateError 
           { data },
         )
       }
-      const after = f.after ? ` after line ${f.after}, where the hunk's lines before it match` : ''
+      const after = f.after ? ` after line ${f.after}` : ''
       const head = `Failed to find the expected lines in ${file}: ${quoted(f.text)} (${hunk}patch line ${f.line}) is not in the file${after}.`
       const tail = 'Nothing was changed. Read the file and copy the context and - lines exactly.'
       return new FsgateError('STRING_NOT_FOUND', `${head}${near(head + tail)}${tail}`, { data: { ...data, candidates: f.candidates ?? [] } })
@@ -407,7 +405,7 @@ function fileError(f: Failure, op: Planned | undefined, ctx: ToolContext): Fsgat
         { data: { path: given } },
       )
     default: {
-      const err = new FsgateError(toCode(e?.code), `${given}: ${e?.message ?? 'failed'}. Nothing was changed.`, { data: { path: given, native: e } })
+      const err = new FsgateError(toCode(e?.code), `${given}: ${clip(e?.message ?? 'failed', 100)}. Nothing was changed.`, { data: { path: given, native: e } })
       return explainChange(err, given, ctx) as FsgateError
     }
   }

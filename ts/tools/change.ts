@@ -5,7 +5,7 @@
  * call that checks the version one last time and writes atomically → the record, the
  * history and the facts of the result.
  */
-import { AbortedError, FsgateError, InvalidInputError, NotReadError } from '../errors.js'
+import { AbortedError, clip, clipMiddle, FsgateError, InvalidInputError, NotReadError } from '../errors.js'
 import { callNative, completer, type NativeChecks, type NativeTarget, type NativeWriteResult } from '../native.js'
 import { ConsentGate } from '../policy/consent.js'
 import { displayPath, isWorkingCopy, originalOf, resolvePath, workingCopyPath } from '../policy/paths.js'
@@ -128,6 +128,22 @@ export async function requireConsent(ctx: ToolContext, plan: ChangeTarget, grant
 }
 
 /**
+ * Whether a change of `plan` would stop at the consent gate (SPEC §5.3). Such a change is
+ * first tried as a dry run, so that the user is asked only about a change that would
+ * succeed and the model learns of a wrong match, a stale read or an encoding at once;
+ * after the grant the change runs for real, with every check made again.
+ */
+export function consentPending(ctx: ToolContext, plan: ChangeTarget): boolean {
+  if (!ctx.preset.consentGate || !plan.exists) return false
+  return !ctx.consent.isGranted(ConsentGate.unitOf(plan.dest, ctx.workspace, plan.inside).unit)
+}
+
+/** `checks` for a dry run: every check, nothing written (see `consentPending`). */
+export function dryRun(checks: NativeChecks): NativeChecks {
+  return { ...checks, dryRun: true }
+}
+
+/**
  * Runs the native write under the path's lock, with the checks it must make at the last
  * moment. The version it must find is taken from the read record inside the lock, so a
  * session's own queued changes follow each other without a re-read, and anyone else's
@@ -208,17 +224,19 @@ async function target(ctx: ToolContext, abs: string, allowOutside: boolean, give
 function refuseProtected(ctx: ToolContext, real: string, given: string, inside: boolean): void {
   const why = protectedReason(real, { inside, home: ctx.home })
   if (why) {
-    throw new FsgateError('PROTECTED_PATH', `${given} is protected and is never written: ${why}. Choose another path.`, {
+    throw new FsgateError('PROTECTED_PATH', `${clipMiddle(given, 60)} is protected and is never written: ${why}. Choose another path.`, {
       data: { path: given, realPath: real },
     })
   }
 }
 
 /** Turns a native error of a change into a message that tells the model what to do next. */
-export function explainChange(err: unknown, given: string, ctx: ToolContext): unknown {
+export function explainChange(err: unknown, path: string, ctx: ToolContext): unknown {
   if (!(err instanceof FsgateError)) return err
   const say = (message: string, data: Record<string, unknown> = {}) =>
-    new (err.constructor as typeof FsgateError)(err.code, message, { data: { path: given, ...data } })
+    new (err.constructor as typeof FsgateError)(err.code, message, { data: { path, ...data } })
+  // What the messages echo of the path (data keeps it whole).
+  const given = clipMiddle(path, 60)
   const readTool = readToolName(ctx)
   switch (err.code) {
     case 'STALE':
@@ -233,13 +251,15 @@ export function explainChange(err: unknown, given: string, ctx: ToolContext): un
       return say(`Permission denied writing ${given}: this process may not change it. Nothing was changed.`)
     case 'NO_SPACE':
       return say(`The disk holding ${given} is full, so it was not changed (the file is as it was). Free some space or ask the user, then retry.`)
+    case 'IO_ERROR':
+      return say(`${given} could not be changed (${clip(err.message, 80)}). Nothing was changed; retry, or tell the user.`)
     case 'FILE_TOO_LARGE':
-      return say(`${given} ${err.message}, so it was not changed. Make the change with a shell tool or ask the user; a file this large is too big to rewrite through this tool.`)
+      return say(`${given} ${clip(err.message, 80)}, so it was not changed. Make the change with a shell tool or ask the user; a file this large is too big to rewrite through this tool.`)
     case 'ENCODING':
-      return say(`${given} ${err.message}, so it cannot be edited without corrupting it. Nothing was changed; write it anew with the write tool only if replacing it whole is acceptable.`)
+      return say(`${given} ${clip(err.message, 80)}, so it cannot be edited without corrupting it. Nothing was changed; write it anew with the write tool only if replacing it whole is acceptable.`)
     case 'INVALID_INPUT': {
       const field = pathField(ctx)
-      return new InvalidInputError('INVALID_INPUT', `${field} ${given} ${err.message}. Give a valid file path.`, { data: { field, path: given } })
+      return new InvalidInputError('INVALID_INPUT', `${field} ${given} ${clip(err.message, 80)}. Give a valid file path.`, { data: { field, path } })
     }
     default:
       return err

@@ -7,13 +7,14 @@ import path from 'node:path'
 
 import { z } from 'zod'
 
-import { EditMatchError, FsgateError, NotFoundError, StaleFileError } from '../errors.js'
+import { clipMiddle, EditMatchError, FsgateError, NotFoundError, StaleFileError } from '../errors.js'
 import { callNative, completer, type NativeEditResult } from '../native.js'
 import { text, type ToolOutput } from '../result.js'
 import { similarNames } from '../similar.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { CHANGES_FILES, changeData, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
+import { CHANGES_FILES, changeData, consentPending, dryRun, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
 import { pathField, readToolName } from './common.js'
+import { closestLines } from './near-miss.js'
 
 export interface EditInput {
   path: string
@@ -108,42 +109,49 @@ async function edit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> {
     throw new NotFoundError('NOT_FOUND', `File does not exist: ${input.path}.${hint}`, { data: { path: input.path, suggestions: near } })
   }
   requireRead(ctx, plan)
-  if (plan.sourceExists) await requireConsent(ctx, plan, input.grant_phrase)
   const markdown = /\.mdx?$/i.test(plan.dest)
-  const r = await underLock(ctx, plan, 'source', async (checks) => {
-    const r = await callNative<NativeEditResult>(
-      (id, cancel) =>
-        ctx.fs.edit(
-          completer,
-          id,
-          {
-            source: plan.source,
-            path: plan.dest,
-            oldString: input.old_string,
-            newString: input.new_string,
-            replaceAll: input.replace_all ?? false,
-            stripTrailingWhitespace: !markdown,
-            label: plan.shown,
-            checks,
-          },
-          cancel,
-        ),
-      ctx.signal,
-      ctx.lanes.io,
-    )
-    // Still under the lock: this session's next queued change must see this version.
-    if (r.written) recordChange(ctx, plan, r.written)
-    return r
-  }).catch((err) => {
-    if (err instanceof FsgateError && err.code === 'FILE_EXISTS') {
-      throw new StaleFileError('STALE', `${input.path} was created by another session or program while this call ran, so it was not changed. Read it, then retry.`, {
-        data: { path: input.path },
-      })
-    }
-    throw explainChange(err, input.path, ctx)
-  })
+  const attempt = (dry: boolean) =>
+    underLock(ctx, plan, 'source', async (checks) => {
+      const r = await callNative<NativeEditResult>(
+        (id, cancel) =>
+          ctx.fs.edit(
+            completer,
+            id,
+            {
+              source: plan.source,
+              path: plan.dest,
+              oldString: input.old_string,
+              newString: input.new_string,
+              replaceAll: input.replace_all ?? false,
+              stripTrailingWhitespace: !markdown,
+              label: plan.shown,
+              checks: dry ? dryRun(checks) : checks,
+            },
+            cancel,
+          ),
+        ctx.signal,
+        ctx.lanes.io,
+      )
+      // Still under the lock: this session's next queued change must see this version.
+      if (r.written && !dry) recordChange(ctx, plan, r.written)
+      return r
+    }).catch((err) => {
+      if (err instanceof FsgateError && err.code === 'FILE_EXISTS') {
+        throw new StaleFileError('STALE', `${input.path} was created by another session or program while this call ran, so it was not changed. Read it, then retry.`, {
+          data: { path: input.path },
+        })
+      }
+      throw explainChange(err, input.path, ctx)
+    })
   // A source outside the roots cannot be read, so its text is not shown either.
   const hidden = !plan.inside
+  // The real error before the consent question: the user is asked only about an edit that would apply.
+  if (plan.sourceExists && consentPending(ctx, plan)) {
+    const tried = await attempt(true)
+    if (tried.failure || !tried.written) throw failure(tried, input, ctx, hidden)
+  }
+  if (plan.sourceExists) await requireConsent(ctx, plan, input.grant_phrase)
+  const r = await attempt(false)
   if (r.failure || !r.written) throw failure(r, input, ctx, hidden)
   const w = r.written
   const count = r.count ?? 1
@@ -175,15 +183,11 @@ function failure(r: NativeEditResult, input: EditInput, ctx: ToolContext, hidden
       )
     case 'STRING_NOT_FOUND': {
       const candidates = hidden ? [] : (f.candidates ?? [])
-      const near =
-        candidates.length > 0
-          ? ` The closest lines are:\n${candidates.map((c) => `${c.line}: ${c.text}`).join('\n')}\n`
-          : ' '
-      return new EditMatchError(
-        'STRING_NOT_FOUND',
-        `old_string was not found in ${input.path}.${near}Read the file again with ${readTool} and copy old_string exactly, including indentation.`,
-        { data: { path: input.path, candidates } },
-      )
+      const head = `old_string was not found in ${clipMiddle(input.path, 60)}.`
+      const tail = `Read the file again with ${readTool} and copy old_string exactly, including indentation.`
+      return new EditMatchError('STRING_NOT_FOUND', `${head}${closestLines(candidates, input.old_string, head + tail)}${tail}`, {
+        data: { path: input.path, candidates },
+      })
     }
     case 'NO_CHANGE':
       return new EditMatchError('NO_CHANGE', `The edit would leave ${input.path} unchanged, so nothing was written. Check new_string.`, {

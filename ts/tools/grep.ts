@@ -234,7 +234,7 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
     ctx.lanes.search,
   ).catch(async (err) => {
     if (err?.code === 'INVALID_INPUT' && input.type !== undefined) {
-      throw new InvalidInputError('INVALID_INPUT', `Unknown file type '${input.type}'. Use a ripgrep type name such as js, ts, py, rust, go, java, c, cpp, md or json, or filter with a glob instead.`, {
+      throw new InvalidInputError('INVALID_INPUT', `Unknown file type '${clip(input.type ?? '', 40)}'. Use a ripgrep type name such as js, ts, py, rust, go, java, c, cpp, md or json, or filter with a glob instead.`, {
         data: { field: 'type' },
       })
     }

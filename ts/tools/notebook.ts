@@ -9,12 +9,12 @@ import { randomUUID } from 'node:crypto'
 
 import { z } from 'zod'
 
-import { FsgateError, InvalidInputError, MaxFileReadTokenExceededError, NotFoundError } from '../errors.js'
+import { clip, clipMiddle, FsgateError, InvalidInputError, MaxFileReadTokenExceededError, NotFoundError } from '../errors.js'
 import { callNative, completer, type NativeNotebookEditResult, type NativeNotebookResult } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ContentBlock, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { CHANGES_FILES, changeData, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
+import { CHANGES_FILES, changeData, consentPending, dryRun, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
 import { num, readToolName, tokensOf, unchanged } from './common.js'
 
 export type CellEditMode = 'replace' | 'insert' | 'delete'
@@ -86,34 +86,39 @@ async function editNotebook(input: NotebookEditInput, ctx: ToolContext): Promise
     })
   }
   requireRead(ctx, plan)
+  const newId = randomUUID().slice(0, 8)
+  const attempt = (dry: boolean) =>
+    underLock(ctx, plan, 'source', async (checks) => {
+      const r = await callNative<NativeNotebookEditResult>(
+        (id, cancel) =>
+          ctx.fs.editNotebook(
+            completer,
+            id,
+            {
+              source: plan.source,
+              path: plan.dest,
+              cellId: input.cell_id,
+              newSource: input.new_source,
+              cellType: input.cell_type,
+              editMode: mode,
+              newId,
+              maxBytes: ctx.limits.notebookMaxBytes,
+              checks: dry ? dryRun(checks) : checks,
+            },
+            cancel,
+          ),
+        ctx.signal,
+        ctx.lanes.io,
+      )
+      if (!dry) recordChange(ctx, plan, r.written)
+      return r
+    }).catch((err) => {
+      throw explainEdit(err, input, ctx)
+    })
+  // The real error (no such cell, a stale read) before the consent question.
+  if (consentPending(ctx, plan)) await attempt(true)
   await requireConsent(ctx, plan, input.grant_phrase)
-  const r = await underLock(ctx, plan, 'source', async (checks) => {
-    const r = await callNative<NativeNotebookEditResult>(
-      (id, cancel) =>
-        ctx.fs.editNotebook(
-          completer,
-          id,
-          {
-            source: plan.source,
-            path: plan.dest,
-            cellId: input.cell_id,
-            newSource: input.new_source,
-            cellType: input.cell_type,
-            editMode: mode,
-            newId: randomUUID().slice(0, 8),
-            maxBytes: ctx.limits.notebookMaxBytes,
-            checks,
-          },
-          cancel,
-        ),
-      ctx.signal,
-      ctx.lanes.io,
-    )
-    recordChange(ctx, plan, r.written)
-    return r
-  }).catch((err) => {
-    throw explainEdit(err, input, ctx)
-  })
+  const r = await attempt(false)
   const id = r.cellId ?? undefined
   const said =
     mode === 'replace' ? `Updated cell ${id} with ${input.new_source}` : mode === 'insert' ? `Inserted ${id ? `cell ${id}` : 'a new cell'} with ${input.new_source}` : `Deleted cell ${id}`
@@ -138,20 +143,21 @@ async function editNotebook(input: NotebookEditInput, ctx: ToolContext): Promise
 function explainEdit(err: unknown, input: NotebookEditInput, ctx: ToolContext): unknown {
   if (!(err instanceof FsgateError)) return err
   const data = { path: input.notebook_path }
+  const given = clipMiddle(input.notebook_path, 60)
   switch (err.code) {
     case 'INVALID_NOTEBOOK':
       return new FsgateError(
         'INVALID_NOTEBOOK',
-        `${input.notebook_path} ${err.message}, so it was not changed. ${readToolName(ctx)} it to see its text; repair it whole with the write tool if that is wanted.`,
+        `${given} ${clip(err.message, 80)}, so it was not changed. Read it with ${readToolName(ctx)} to see its text, or repair it whole with the write tool.`,
         { data },
       )
     case 'NOT_FOUND':
       // The engine's NOT_FOUND here is a cell; the file was found at planning.
-      return new NotFoundError('NOT_FOUND', `In ${input.notebook_path}, ${err.message}. Use a cell id that ${readToolName(ctx)} shows.`, { data: { ...data, field: 'cell_id' } })
+      return new NotFoundError('NOT_FOUND', `In ${given}, ${clipMiddle(err.message, 120)}. Use a cell id that ${readToolName(ctx)} shows.`, { data: { ...data, field: 'cell_id' } })
     case 'INVALID_INPUT':
-      return new InvalidInputError('INVALID_INPUT', `${err.message[0].toUpperCase()}${err.message.slice(1)}; the notebook was not changed.`, { data: { ...data, field: 'cell_id' } })
+      return new InvalidInputError('INVALID_INPUT', `${err.message[0].toUpperCase()}${clip(err.message.slice(1), 120)}; the notebook was not changed. Fix the call and retry.`, { data: { ...data, field: 'cell_id' } })
     case 'FILE_TOO_LARGE':
-      return new FsgateError('FILE_TOO_LARGE', `${input.notebook_path} ${err.message} (limits.notebookMaxBytes), so it was not changed.`, { data })
+      return new FsgateError('FILE_TOO_LARGE', `${given} ${clip(err.message, 80)} (limits.notebookMaxBytes), so it was not changed. Change it with a shell command, or ask the user.`, { data })
     default:
       return explainChange(err, input.notebook_path, ctx)
   }

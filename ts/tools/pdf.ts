@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 
-import { FsgateError, InvalidInputError, MaxFileReadTokenExceededError } from '../errors.js'
+import { clip, clipMiddle, FsgateError, InvalidInputError, MaxFileReadTokenExceededError } from '../errors.js'
 import { callNative, completer, type NativeReadResult } from '../native.js'
 import { displayPath, resolvePath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
@@ -139,22 +139,31 @@ async function readPdf(ctx: ToolContext, given: string, options: { pdfAll: boole
 }
 
 /** Model-facing messages for the errors only PDFs have; others pass through. */
-export function explainPdfError(err: unknown, given: string, ctx: ToolContext): unknown {
+export function explainPdfError(err: unknown, path: string, ctx: ToolContext): unknown {
   if (!(err instanceof FsgateError)) return err
-  const again = (message: string) => new (err.constructor as typeof FsgateError)(err.code, message, { data: { path: given } })
+  const again = (message: string) => new (err.constructor as typeof FsgateError)(err.code, message, { data: { path } })
+  const given = clipMiddle(path, 60)
   switch (err.code) {
     case 'INVALID_PDF':
-      if (err.message.startsWith('not a PDF')) return again(`${given} is ${err.message}; pdf_read reads PDF files only (use file_read for other files).`)
-      return again(`${given} cannot be read as a PDF: ${err.message}.`)
+      if (err.message.startsWith('not a PDF')) return again(`${given} is ${clip(err.message, 60)}. pdf_read reads PDF files only: use file_read for other files.`)
+      return again(`${given} cannot be read as a PDF: ${clip(err.message, 100)}. Check the file, or read another one.`)
     case 'TIMEOUT':
-      return again(`${given}: ${err.message}. Try a few pages at a time with file_read and pages.`)
-    case 'FILE_TOO_LARGE':
-      return again(`${given} is too large to read: ${err.message} (limits.pdfMaxBytes is ${num(ctx.limits.pdfMaxBytes)}).`)
+      return again(`${given}: ${clip(err.message, 80)}. Try a few pages at a time with file_read and pages.`)
+    case 'FILE_TOO_LARGE': {
+      if (!err.message.startsWith('PDF is')) return err
+      const bytes = /^PDF is ([\d,]+) bytes/.exec(err.message)?.[1]
+      return again(pdfTooLarge(given, bytes ? ` (${bytes} bytes)` : '', ctx))
+    }
     case 'NOT_FOUND':
       return again(`File does not exist: ${given}. Check the path; relative paths start at the workspace (${ctx.workspace}).`)
     default:
       return err
   }
+}
+
+/** FILE_TOO_LARGE for a PDF over limits.pdfMaxBytes. */
+export function pdfTooLarge(given: string, size: string, ctx: ToolContext): string {
+  return `${given}${size} is over limits.pdfMaxBytes (${num(ctx.limits.pdfMaxBytes)}) for PDFs. Extract its text with a shell command (pdftotext -f 1 -l 5), or ask the user for a smaller file.`
 }
 
 function facts(r: NativeReadResult) {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod'
 
-import { FsgateError, InvalidInputError, MaxFileReadTokenExceededError } from '../errors.js'
+import { clip, clipMiddle, FsgateError, InvalidInputError, MaxFileReadTokenExceededError } from '../errors.js'
 import { callNative, completer, type NativeReadResult } from '../native.js'
 import { displayPath, resolvePath } from '../policy/paths.js'
 import { similarNames } from '../similar.js'
@@ -14,7 +14,7 @@ import { defineTool, type ToolContext } from '../tool.js'
 import { readTaskOutput } from '../process/tasks.js'
 import { hostCount, mostWithin, num, pathField, unchanged } from './common.js'
 import { readNotebook } from './notebook.js'
-import { explainPdfError, readPdfMaxChars, readPdfPages } from './pdf.js'
+import { explainPdfError, pdfTooLarge, readPdfMaxChars, readPdfPages } from './pdf.js'
 
 export interface ReadInput {
   path: string
@@ -148,7 +148,7 @@ async function readFile(input: ReadInput, abs: string, ctx: ToolContext): Promis
     ctx.signal,
     ctx.lanes.compute,
   ).catch(async (err) => {
-    throw await explain(explainPdfError(err, input.path, ctx), input.path, abs, ctx)
+    throw await explain(err, input.path, abs, ctx)
   })
   const shown = displayPath(ctx.workspace, r.realPath)
   const facts = { realPath: r.realPath, mtimeMs: r.mtimeMs, size: r.size, contentHash: r.hash, totalLines: r.totalLines ?? 0 }
@@ -263,15 +263,17 @@ async function gate(r: NativeReadResult, ctx: ToolContext, total: number, first:
 }
 
 /** Turns a native error into a message that tells the model what to do next. */
-async function explain(err: unknown, given: string, abs: string, ctx: ToolContext): Promise<unknown> {
+async function explain(err: unknown, path: string, abs: string, ctx: ToolContext): Promise<unknown> {
   if (!(err instanceof FsgateError)) return err
-  const data = { path: given }
+  const data = { path }
+  // What the messages echo of the path (data keeps it whole).
+  const given = clipMiddle(path, 60)
   const say = (message: string) => new (err.constructor as typeof FsgateError)(err.code, message, { data })
   switch (err.code) {
     case 'NOT_FOUND': {
       const near = (await similarNames(abs)).map((p) => displayPath(ctx.workspace, p))
       const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ` Check the path; relative paths start at the workspace (${ctx.workspace}).`
-      return new (err.constructor as typeof FsgateError)(err.code, `File does not exist: ${given}.${hint}`, { data: { path: given, suggestions: near } })
+      return new (err.constructor as typeof FsgateError)(err.code, `File does not exist: ${given}.${hint}`, { data: { path, suggestions: near } })
     }
     case 'IS_DIRECTORY':
       return say(`${given} is a directory, not a file. Read a file inside it instead.`)
@@ -280,20 +282,38 @@ async function explain(err: unknown, given: string, abs: string, ctx: ToolContex
     case 'PATH_OUTSIDE_WORKSPACE':
       return say(`${given} is outside the workspace (${ctx.workspace}) and the allowed paths, so it cannot be read. Use a path inside the workspace.`)
     case 'FILE_TOO_LARGE':
-      return say(
-        `${given} is too large to read: ${err.message}. For a text file, read a range with ${ctx.dialect === 'gemini' ? `start_line and end_line (e.g. start_line=1 end_line=${ctx.limits.readLines})` : `offset and limit (e.g. offset=1 limit=${ctx.limits.readLines})`}, or search it for what you need.`,
-      )
+      return say(tooLarge(err.message, given, ctx))
+    case 'IO_ERROR':
+      return say(`${given} could not be read (${clip(err.message, 80)}). Retry, or read another file.`)
     case 'PERMISSION_DENIED':
       return say(`Permission denied reading ${given}. It cannot be read by this process; try another file.`)
     case 'INVALID_IMAGE':
-      return say(`${given} looks like an image but cannot be decoded (${err.message}).`)
+      return say(`${given} looks like an image but cannot be decoded (${clip(err.message, 80)}). Check the file, or read another one.`)
     case 'INVALID_INPUT': {
       const field = pathField(ctx)
-      return new InvalidInputError('INVALID_INPUT', `${field} ${given} ${err.message}. Give a valid file path.`, { data: { field, path: given } })
+      return new InvalidInputError('INVALID_INPUT', `${field} ${given} ${clip(err.message, 80)}. Give a valid file path.`, { data: { field, path } })
     }
     default:
-      return err
+      return explainPdfError(err, path, ctx)
   }
+}
+
+/**
+ * FILE_TOO_LARGE as the engine said it ("file is …", "image is …", "PDF is …"), told
+ * with the limit that refused it and how to read the file anyway.
+ */
+function tooLarge(native: string, given: string, ctx: ToolContext): string {
+  const bytes = /^\S+ is ([\d,]+) bytes/.exec(native)?.[1]
+  const size = bytes ? ` (${bytes} bytes)` : ''
+  if (native.startsWith('file is')) {
+    // A quarter of a default page: lines of a log this size fit the token limit at that count.
+    const lines = Math.max(1, Math.floor(ctx.limits.readLines / 4))
+    const part = ctx.dialect === 'gemini' ? `start_line=1 end_line=${lines}` : `offset=1 limit=${lines}`
+    return `${given}${size} is over limits.unrangedReadBytes (${num(ctx.limits.unrangedReadBytes)}) for a read without a range. Read part of it with ${part}, or search it for what you need.`
+  }
+  if (native.startsWith('image is')) return `${given}: ${clip(native, 100)}. Make a smaller copy (with a shell command), then read that.`
+  if (native.startsWith('PDF is')) return pdfTooLarge(given, size, ctx)
+  return `${given} is too large to read (${clip(native, 80)}). Search it for what you need instead.`
 }
 
 /**

@@ -10,7 +10,7 @@ import path from 'node:path'
 
 import { z } from 'zod'
 
-import { AbortedError, FsgateError, InvalidInputError } from '../errors.js'
+import { AbortedError, clip, FsgateError, InvalidInputError } from '../errors.js'
 import { callNative, completer, type NativeRankResult, type NativeReadResult, type NativeTarget } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
@@ -103,10 +103,10 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
           return shape(input, ctx, abs, hits, { backend: 'semble', ...(dropped ? { droppedHits: dropped } : {}) })
         } catch (err) {
           if (!(err instanceof SembleError)) throw err
-          if (err.reason === 'aborted') throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal.')
+          if (err.reason === 'aborted') throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal. Call again if it is still needed.')
           failed.set(key, { until: Date.now() + BACKOFF_MS, reason: err.reason })
           if (backend === 'semble') {
-            throw new FsgateError(err.reason === 'timeout' ? 'TIMEOUT' : 'BACKEND_UNAVAILABLE', `Semble failed: ${err.message} Retry, or use backend='literal'.`, {
+            throw new FsgateError(err.reason === 'timeout' ? 'TIMEOUT' : 'BACKEND_UNAVAILABLE', `Semble failed: ${clip(err.message, 100)} Retry, or use backend='literal'.`, {
               data: { backend, reason: err.reason },
             })
           }

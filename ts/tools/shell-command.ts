@@ -11,7 +11,7 @@ import { stat } from 'node:fs/promises'
 
 import { z } from 'zod'
 
-import { InvalidInputError } from '../errors.js'
+import { clipMiddle, InvalidInputError } from '../errors.js'
 import { resolvePath } from '../policy/paths.js'
 import type { ToolOutput } from '../result.js'
 import { defineTool, type CallEffect, type ToolContext } from '../tool.js'
@@ -52,7 +52,7 @@ export const shellCommandTool = defineTool<ShellCommandInput>({
     if (input.workdir !== undefined) {
       const dir = resolvePath(ctx.workspace, input.workdir, 'workdir')
       if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) {
-        throw new InvalidInputError('INVALID_INPUT', `workdir ${input.workdir} is not a folder. Give an existing folder, or leave workdir out to run in the workspace.`, {
+        throw new InvalidInputError('INVALID_INPUT', `workdir ${clipMiddle(String(input.workdir), 60)} is not a folder. Give an existing folder, or leave workdir out to run in the workspace.`, {
           data: { field: 'workdir' },
         })
       }

@@ -184,7 +184,7 @@ async function place(input: ShellInput, ctx: ToolContext): Promise<SandboxBacken
   if (where.backend === null) {
     throw new FsgateError(
       'BACKEND_UNAVAILABLE',
-      `The shell sandbox (${ctx.sandbox.options.kind}) cannot start here, so no command runs: ${clip(where.unavailable, 300)}. Tell the user; the host can install it or choose policy.sandbox 'auto'.`,
+      `The shell sandbox (${ctx.sandbox.options.kind}) cannot start here, so no command runs: ${clip(where.unavailable, 100)}. Tell the user; the host can install it or choose policy.sandbox 'auto'.`,
       { data: { sandbox: ctx.sandbox.options.kind } },
     )
   }
@@ -219,7 +219,7 @@ async function admit(input: ShellInput, ctx: ToolContext): Promise<void> {
   if (!escaped && (unsandboxed ? c.risk === 'low' : c.risk !== 'high')) return
   const risk = c.risk === 'low' ? 'medium' : c.risk
   const reason = escaped ? `it asks to run outside the sandbox${c.risk === 'low' ? '' : `, and ${c.reason}`}` : c.reason
-  const what = escaped ? 'This command asks to run outside the sandbox' : `This command is rated ${risk} risk (${reason})${unsandboxed ? ' and there is no sandbox here' : ''}`
+  const what = escaped ? 'This command asks to run outside the sandbox' : `This command is rated ${risk} risk (${clip(reason, 60)})${unsandboxed ? ' and there is no sandbox here' : ''}`
   const described = input.description?.trim() ? { description: clip(input.description.trim(), 500) } : {}
   const data = { risk, reason, sandbox: backend, ...described }
   // The model's own flag (revka, seed 002) approves what the sandbox holds, never a way out of it.
@@ -232,12 +232,12 @@ async function admit(input: ShellInput, ctx: ToolContext): Promise<void> {
     try {
       yes = (await ctx.onApproval({ sessionId: ctx.sessionId, tool: ctx.calledAs, command: input.command, risk, reason, sandboxed: !unsandboxed, ...described })) === true
     } catch (err) {
-      throw new FsgateError('APPROVAL_REQUIRED', `Asking the user to approve this ${risk}-risk command failed (${clip(err instanceof Error ? err.message : String(err), 200)}), so it was not run.`, {
+      throw new FsgateError('APPROVAL_REQUIRED', `Asking the user to approve this ${risk}-risk command failed (${clip(err instanceof Error ? err.message : String(err), 80)}), so it was not run. Tell the user, or retry later.`, {
         data: { ...data, declined: false },
       })
     }
     if (yes) return
-    throw new FsgateError('APPROVAL_REQUIRED', `The user declined this ${risk}-risk command (${reason}); it was not run. Do not retry it unless the user asks.`, {
+    throw new FsgateError('APPROVAL_REQUIRED', `The user declined this ${risk}-risk command (${clip(reason, 60)}); it was not run. Do not retry it unless the user asks.`, {
       data: { ...data, declined: true },
     })
   }
@@ -251,7 +251,7 @@ async function admit(input: ShellInput, ctx: ToolContext): Promise<void> {
   // sees it in the host's UI and says it, so the model cannot approve itself.
   throw new FsgateError(
     'APPROVAL_REQUIRED',
-    `${refused ? 'That grant_phrase was refused (wrong, already used, or not written by the user). ' : ''}${what}, so the user must approve it. Ask the user to approve this exact command; they have been shown a phrase to reply with. Then repeat the same call with grant_phrase set to the phrase they wrote.`,
+    `${refused ? 'That grant_phrase was refused. ' : ''}${what}, so the user must approve it. Ask them to; they were shown a phrase to reply with. Then repeat the call with grant_phrase set to what they wrote.`,
     { nonce, data: { ...data, nonce, grantPhrase: phrase, command: input.command, refused } },
   )
 }
@@ -319,7 +319,7 @@ async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
       confine: launch.confine,
     })
   } catch (err) {
-    throw new FsgateError('BACKEND_UNAVAILABLE', `The command could not be started (${clip(err instanceof Error ? err.message : String(err), 300)}).`, { data: { sandbox: backend } })
+    throw new FsgateError('BACKEND_UNAVAILABLE', `The command could not be started (${clip(err instanceof Error ? err.message : String(err), 100)}). Check the command, or tell the user.`, { data: { sandbox: backend } })
   } finally {
     // Before the private TMPDIR goes: a `.git` moved there is found and moved back.
     if (guarded) {

@@ -12,13 +12,14 @@ import path from 'node:path'
 
 import { z } from 'zod'
 
-import { AbortedError, clip, EditMatchError, FsgateError, InvalidInputError, NotFoundError } from '../errors.js'
+import { AbortedError, clipMiddle, EditMatchError, FsgateError, InvalidInputError, NotFoundError } from '../errors.js'
 import { callNative, completer, type NativeEditResult } from '../native.js'
 import { displayPath, resolvePath, within } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { CHANGES_FILES, explainChange, planChange, recordChange, requireConsent, requireRead, underLock } from './change.js'
+import { CHANGES_FILES, consentPending, dryRun, explainChange, planChange, recordChange, requireConsent, requireRead, underLock } from './change.js'
 import { blocksWithin, num, tokensOf } from './common.js'
+import { closestLines } from './near-miss.js'
 import { editTool, type EditInput } from './edit.js'
 import { readTool, type ReadInput } from './read.js'
 import { writeTool, type WriteInput } from './write.js'
@@ -178,7 +179,7 @@ async function listFolder(given: string, abs: string, ctx: ToolContext): Promise
   const entries: string[] = []
   let total = 0
   const walk = async (dir: string, depth: number): Promise<void> => {
-    if (ctx.signal?.aborted) throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal.')
+    if (ctx.signal?.aborted) throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal. Call again if it is still needed.')
     let names: import('node:fs').Dirent[]
     try {
       names = await readdir(dir, { withFileTypes: true })
@@ -266,8 +267,9 @@ function replaceError(err: unknown, input: TextEditorInput): unknown {
   switch (err.code) {
     case 'STRING_NOT_FOUND': {
       const candidates = (data?.candidates ?? []) as Array<{ line: number; text: string }>
-      const near = candidates.length > 0 ? ` The closest lines are:\n${candidates.map((c) => `${c.line}: ${clip(c.text, 200)}`).join('\n')}\n` : ' '
-      return new EditMatchError('STRING_NOT_FOUND', `No match found for replacement. Please check your text and try again.${near}View the file again and copy old_str exactly, including indentation.`, { data })
+      const head = 'No match found for replacement. Please check your text and try again.'
+      const tail = 'View the file again and copy old_str exactly, including indentation.'
+      return new EditMatchError('STRING_NOT_FOUND', `${head}${closestLines(candidates, input.old_str ?? '', head + tail)}${tail}`, { data })
     }
     case 'AMBIGUOUS_MATCH':
       return new EditMatchError(
@@ -294,6 +296,20 @@ function hintOf(message: string, given: string): string {
   return (message.startsWith(said) ? message.slice(said.length) : message).trim()
 }
 
+/** The written facts of an insert, or the error of one that did not apply. */
+function insertFailure(r: NativeEditResult, input: TextEditorInput, after: number): NonNullable<NativeEditResult['written']> {
+  const f = r.failure
+  if (f?.code === 'LINE_OUT_OF_RANGE') {
+    throw new InvalidInputError('INVALID_INPUT', `Invalid \`insert_line\` ${after}: ${clipMiddle(input.path, 60)} has ${num(f.count ?? 0)} lines, so insert_line must be 0 to ${f.count}. Give one in that range.`, {
+      data: { field: 'insert_line', totalLines: f.count },
+    })
+  }
+  if (f?.code === 'NO_CHANGE' || !r.written) {
+    throw new EditMatchError('NO_CHANGE', 'insert_text is empty, so nothing was inserted. Give the text to insert.', { data: { path: input.path } })
+  }
+  return r.written
+}
+
 /** `cat -n` lines ("     5\tline") as the text editor shows them ("5: line"). */
 function colonLines(snippet: string): string {
   return snippet.replace(/^ *(\d+)\t/gm, '$1: ')
@@ -313,28 +329,23 @@ async function insert(input: TextEditorInput, ctx: ToolContext): Promise<ToolOut
     })
   }
   requireRead(ctx, plan)
-  await requireConsent(ctx, plan, input.grant_phrase)
-  const r = await underLock(ctx, plan, 'source', async (checks) => {
-    const r = await callNative<NativeEditResult>(
-      (id, cancel) => ctx.fs.insert(completer, id, { path: plan.dest, after, text: inserted, checks, label: plan.shown }, cancel),
-      ctx.signal,
-      ctx.lanes.io,
-    )
-    if (r.written) recordChange(ctx, plan, r.written)
-    return r
-  }).catch((err) => {
-    throw explainChange(err, input.path, ctx)
-  })
-  const f = r.failure
-  if (f?.code === 'LINE_OUT_OF_RANGE') {
-    throw new InvalidInputError('INVALID_INPUT', `Invalid \`insert_line\` ${after}: ${input.path} has ${num(f.count ?? 0)} lines, so insert_line must be 0 to ${f.count}.`, {
-      data: { field: 'insert_line', totalLines: f.count },
+  const attempt = (dry: boolean) =>
+    underLock(ctx, plan, 'source', async (checks) => {
+      const r = await callNative<NativeEditResult>(
+        (id, cancel) => ctx.fs.insert(completer, id, { path: plan.dest, after, text: inserted, checks: dry ? dryRun(checks) : checks, label: plan.shown }, cancel),
+        ctx.signal,
+        ctx.lanes.io,
+      )
+      if (r.written && !dry) recordChange(ctx, plan, r.written)
+      return r
+    }).catch((err) => {
+      throw explainChange(err, input.path, ctx)
     })
-  }
-  if (f?.code === 'NO_CHANGE' || !r.written) {
-    throw new EditMatchError('NO_CHANGE', 'insert_text is empty, so nothing was inserted. Give the text to insert.', { data: { path: input.path } })
-  }
-  const w = r.written
+  // The real error (a line out of range, a stale read) before the consent question.
+  if (consentPending(ctx, plan)) insertFailure(await attempt(true), input, after)
+  await requireConsent(ctx, plan, input.grant_phrase)
+  const r = await attempt(false)
+  const w = insertFailure(r, input, after)
   const body = r.snippet ? `\nThe edited lines:\n${colonLines(r.snippet.replace(/\n$/, ''))}` : ''
   return {
     content: [text(`The text was inserted after line ${after} of ${plan.shown}.${body}`)],

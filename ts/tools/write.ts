@@ -4,11 +4,11 @@
  */
 import { z } from 'zod'
 
-import { FsgateError, StaleFileError } from '../errors.js'
+import { clipMiddle, FsgateError, StaleFileError } from '../errors.js'
 import { callNative, completer, type NativeWriteResult } from '../native.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { CHANGES_FILES, changeData, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
+import { CHANGES_FILES, changeData, consentPending, dryRun, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
 import { pathField } from './common.js'
 
 export interface WriteInput {
@@ -93,26 +93,34 @@ export const writeTool = defineTool<WriteInput>({
 async function write(input: WriteInput, ctx: ToolContext): Promise<ToolOutput> {
   const plan = await planChange(ctx, input.path, pathField(ctx))
   if (ctx.dialect === 'consent' && plan.sourceExists && input.overwrite !== true) {
-    throw new FsgateError('FILE_EXISTS', `${input.path} already exists and was not replaced. To replace it, call write_file again with overwrite set to true; to change part of it, use edit.`, {
+    throw new FsgateError('FILE_EXISTS', `${clipMiddle(input.path, 60)} already exists and was not replaced. Call write_file again with overwrite set to true to replace it, or use edit to change part of it.`, {
       data: { path: input.path },
     })
   }
   requireRead(ctx, plan)
+  const attempt = (dry: boolean) =>
+    underLock(ctx, plan, 'dest', async (checks) => {
+      const w = await callNative<NativeWriteResult>(
+        (id) => ctx.fs.write(completer, id, { path: plan.dest, text: input.content, checks: dry ? dryRun(checks) : checks }),
+        ctx.signal,
+        ctx.lanes.io,
+      )
+      // Still under the lock: this session's next queued change must see this version.
+      if (!dry) recordChange(ctx, plan, w)
+      return w
+    }).catch((err) => {
+      if (err instanceof FsgateError && err.code === 'FILE_EXISTS') {
+        // It did not exist when this call began: someone created it meanwhile.
+        throw new StaleFileError('STALE', `${input.path} was created by another session or program while this call ran, so it was not replaced. Read it, then retry.`, {
+          data: { path: input.path },
+        })
+      }
+      throw explainChange(err, input.path, ctx)
+    })
+  // The real error (a stale read, a size limit, an encoding) before the consent question.
+  if (consentPending(ctx, plan)) await attempt(true)
   await requireConsent(ctx, plan, input.grant_phrase)
-  const w = await underLock(ctx, plan, 'dest', async (checks) => {
-    const w = await callNative<NativeWriteResult>((id) => ctx.fs.write(completer, id, { path: plan.dest, text: input.content, checks }), ctx.signal, ctx.lanes.io)
-    // Still under the lock: this session's next queued change must see this version.
-    recordChange(ctx, plan, w)
-    return w
-  }).catch((err) => {
-    if (err instanceof FsgateError && err.code === 'FILE_EXISTS') {
-      // It did not exist when this call began: someone created it meanwhile.
-      throw new StaleFileError('STALE', `${input.path} was created by another session or program while this call ran, so it was not replaced. Read it, then retry.`, {
-        data: { path: input.path },
-      })
-    }
-    throw explainChange(err, input.path, ctx)
-  })
+  const w = await attempt(false)
   const what = w.created ? 'Created' : 'Replaced'
   const lines = `${w.totalLines.toLocaleString('en-US')} line${w.totalLines === 1 ? '' : 's'}`
   return { content: [text(`${what} ${plan.shown} (${lines}).${redirectNote(plan)}`)], data: changeData(plan, w) }

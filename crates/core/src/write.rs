@@ -126,6 +126,7 @@ pub struct WriteConfig {
     keep_previous: bool,
     real_only: bool,
     max_bytes: Option<u64>,
+    dry_run: bool,
 }
 
 impl WriteConfig {
@@ -166,6 +167,35 @@ impl WriteConfig {
     pub fn max_bytes(&mut self, bytes: Option<u64>) -> &mut Self {
         self.max_bytes = bytes;
         self
+    }
+
+    /// Whether to make every check of the change (where it lands, the expected version,
+    /// the size limit, the encoding, an edit's match) and stop before anything is
+    /// written: the returned [`Written`] describes the bytes that would be written, with
+    /// `mtime_ms` 0. A caller asks a person about a change only once it would succeed,
+    /// then makes it for real, when every check runs again. By default, this is disabled.
+    pub fn dry_run(&mut self, yes: bool) -> &mut Self {
+        self.dry_run = yes;
+        self
+    }
+
+    /// Whether this is a dry run (see [`WriteConfig::dry_run`]).
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run
+    }
+}
+
+/// What a dry run reports in place of a write: the bytes that would land at `place`.
+fn unwritten(place: &Place, bytes: &[u8], created: bool) -> Written {
+    Written {
+        real: place.folder.join(&place.name),
+        created,
+        size: bytes.len() as u64,
+        mtime_ms: 0.0,
+        hash: hash_bytes(bytes),
+        total_lines: 0,
+        encoding: TextEncoding::Utf8,
+        previous: None,
     }
 }
 
@@ -265,6 +295,9 @@ pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &Wri
     };
     if let Payload::Bytes(b) = payload {
         lines = count_lines(&String::from_utf8_lossy(b));
+    }
+    if config.dry_run {
+        return Ok(Written { total_lines: lines, encoding, ..unwritten(&place, &bytes, current.is_none()) });
     }
     let carry =
         Carry { permissions: current.as_ref().map(|(_, m)| m.permissions()), owner: current.as_ref().map(|(_, m)| m) };
@@ -366,7 +399,11 @@ fn change_text(
         let to = Place::of(&to, path)?;
         (to, Carry { permissions: current.as_ref().map(|(_, m)| writable_by_owner(m)), owner: None }, None)
     };
-    let mut written = replace_atomically(dest, &bytes, carry, replacing).map_err(|e| e.with_path(path))?;
+    let mut written = if config.dry_run {
+        unwritten(&dest, &bytes, replacing.is_none())
+    } else {
+        replace_atomically(dest, &bytes, carry, replacing).map_err(|e| e.with_path(path))?
+    };
     written.total_lines = count_lines(&edit.text);
     written.encoding = encoding;
     written.previous = if config.keep_previous && source == path { current.map(|(b, _)| b) } else { None };
@@ -1092,6 +1129,38 @@ mod tests {
             assert_eq!(got, enc);
             assert_eq!(encode(&text, got), bytes, "round trip of {enc:?}");
         }
+    }
+
+    #[test]
+    fn a_dry_run_makes_every_check_and_writes_nothing() {
+        let dir = tmp();
+        let p = wfile(&dir, "f.txt", b"alpha\nalpha\n");
+        let mut cfg = WriteConfig::default();
+        cfg.expect(version(b"alpha\nalpha\n")).dry_run(true);
+        // A write that would succeed reports the bytes it would write, and writes none.
+        let w = write_file(&roots(&dir), &p, Payload::Text("new\n"), &cfg).unwrap();
+        assert_eq!((w.size, w.hash, w.total_lines, w.created), (4, hash_bytes(b"new\n"), 1, false));
+        let fresh = dir.join("sub/new.txt");
+        assert!(
+            write_file(&roots(&dir), &fresh, Payload::Text("x"), &WriteConfig::default().dry_run(true).clone())
+                .unwrap()
+                .created
+        );
+        assert!(!dir.join("sub").exists());
+        // An edit: its match is decided, its failures reported, nothing written.
+        let edit = |old: &str, cfg: &WriteConfig| {
+            let spec = EditSpec { old, new: "beta", replace_all: false, strip_trailing_whitespace: true };
+            edit_file(&roots(&dir), &p, &p, &spec, cfg, &Cancel::new())
+        };
+        assert!(matches!(edit("alpha", &cfg).unwrap(), EditOutcome::Failed(EditFailure::Ambiguous { count: 2, .. })));
+        assert!(matches!(edit("gamma", &cfg).unwrap(), EditOutcome::Failed(EditFailure::NotFound { .. })));
+        assert!(matches!(edit("alpha\nalpha", &cfg).unwrap(), EditOutcome::Done { .. }));
+        // A stale version is refused as by the real change.
+        cfg.expect(version(b"other"));
+        assert_eq!(edit("alpha\nalpha", &cfg).unwrap_err().kind(), ErrorKind::Stale);
+        assert_eq!(write_file(&roots(&dir), &p, Payload::Text("new\n"), &cfg).unwrap_err().kind(), ErrorKind::Stale);
+        assert_eq!(std::fs::read(&p).unwrap(), b"alpha\nalpha\n");
+        assert!(temps(&dir).is_empty());
     }
 
     #[test]

@@ -64,6 +64,8 @@ pub struct ChangeChecks {
     pub keep_previous: Option<bool>,
     /// The largest existing file that may be replaced or edited. @default no limit
     pub max_bytes: Option<f64>,
+    /// Make every check and write nothing; the result describes what would be written. @default false
+    pub dry_run: Option<bool>,
 }
 
 impl TryFrom<&ChangeChecks> for core::WriteConfig {
@@ -76,6 +78,7 @@ impl TryFrom<&ChangeChecks> for core::WriteConfig {
             .allow_outside(c.allow_outside.unwrap_or(false))
             .keep_previous(c.keep_previous.unwrap_or(false))
             .max_bytes(c.max_bytes.map(|b| b.max(0.0) as u64))
+            .dry_run(c.dry_run.unwrap_or(false))
             // Paths from JavaScript are the real paths it checked: hold the core to them.
             .real_only(true);
         Ok(config)

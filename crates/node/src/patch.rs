@@ -145,6 +145,8 @@ pub struct ApplyPatchOptions {
     pub max_bytes: Option<f64>,
     /// Most lines of each file's diff. @default 400
     pub diff_lines: Option<u32>,
+    /// Check every operation and write nothing: no `failure` and no `ops` means it would apply. @default false
+    pub dry_run: Option<bool>,
 }
 
 /// One file of [`Workspace::commit_files`].
@@ -374,7 +376,8 @@ impl Workspace {
         config
             .allow_outside(options.allow_outside.unwrap_or(false))
             .max_bytes(options.max_bytes.map(|b| b.max(0.0) as u64))
-            .diff_lines(options.diff_lines.unwrap_or(400) as usize);
+            .diff_lines(options.diff_lines.unwrap_or(400) as usize)
+            .dry_run(options.dry_run.unwrap_or(false));
         let patch = options.patch;
         run_on_io_pool(completer, id, AnyReply::Patch, move || {
             let parsed = match core::parse_patch(&patch) {
@@ -383,6 +386,7 @@ impl Workspace {
             };
             Ok(match core::apply_patch(&roots, &parsed, &targets, &config, &cancel)? {
                 core::PatchOutcome::Failed(f) => PatchResult { failure: Some(failure_of(f)), ..empty() },
+                core::PatchOutcome::Checked => empty(),
                 core::PatchOutcome::Done { ops, files } => {
                     let ops = ops
                         .into_iter()

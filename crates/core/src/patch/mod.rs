@@ -70,11 +70,12 @@ pub struct PatchConfig {
     allow_outside: bool,
     max_bytes: Option<u64>,
     diff_lines: usize,
+    dry_run: bool,
 }
 
 impl Default for PatchConfig {
     fn default() -> PatchConfig {
-        PatchConfig { allow_outside: false, max_bytes: None, diff_lines: 400 }
+        PatchConfig { allow_outside: false, max_bytes: None, diff_lines: 400, dry_run: false }
     }
 }
 
@@ -95,6 +96,15 @@ impl PatchConfig {
     /// Most lines of each file's diff. By default, 400.
     pub fn diff_lines(&mut self, lines: usize) -> &mut Self {
         self.diff_lines = lines;
+        self
+    }
+
+    /// Whether to check every operation (paths, versions, limits, encodings, hunks) and
+    /// stop before any file is written ([`PatchOutcome::Checked`]). A caller asks a
+    /// person about a patch only once it would apply, then applies it for real, when
+    /// every check runs again. By default, this is disabled.
+    pub fn dry_run(&mut self, yes: bool) -> &mut Self {
+        self.dry_run = yes;
         self
     }
 }
@@ -191,6 +201,8 @@ pub enum PatchOutcome {
     },
     /// Nothing changed (but see [`PatchFailure::Commit`]).
     Failed(PatchFailure),
+    /// A dry run found that every operation would apply ([`PatchConfig::dry_run`]).
+    Checked,
 }
 
 /// A file as the patch has left it so far, in memory.
@@ -336,6 +348,9 @@ pub fn apply_patch(
         ops.push(summary);
     }
 
+    if config.dry_run {
+        return Ok(PatchOutcome::Checked);
+    }
     let facts: Vec<(u64, TextEncoding)> = files.iter().map(|w| (w.lines, w.encoding)).collect();
     let slots = files
         .into_iter()

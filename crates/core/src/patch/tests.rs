@@ -50,6 +50,7 @@ fn done(outcome: PatchOutcome) -> (Vec<OpSummary>, Vec<FileResult>) {
     match outcome {
         PatchOutcome::Done { ops, files } => (ops, files),
         PatchOutcome::Failed(f) => panic!("failed: {f:?}"),
+        PatchOutcome::Checked => panic!("a dry run where a patch was meant"),
     }
 }
 
@@ -229,4 +230,39 @@ fn a_moved_file_keeps_its_mode() {
     ));
     assert_eq!(read(&dir, "bin/run.sh"), b"#!/bin/sh\necho hello\n");
     assert_eq!((mode("bin/run.sh"), mode("there.txt")), (0o755, 0o600));
+}
+
+#[test]
+fn a_dry_run_checks_every_operation_and_writes_nothing() {
+    let dir = canonical(&[("a.txt", "alpha\n")]);
+    let patch = parse_patch(
+        "*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+beta\n*** Add File: b.txt\n+new\n*** End Patch",
+    )
+    .unwrap();
+    let targets = [
+        OpTarget {
+            path: dir.join("a.txt"),
+            move_to: None,
+            expect: Expect::Any,
+            label: "a.txt".into(),
+            move_label: None,
+        },
+        OpTarget {
+            path: dir.join("b.txt"),
+            move_to: None,
+            expect: Expect::Absent,
+            label: "b.txt".into(),
+            move_label: None,
+        },
+    ];
+    let mut config = PatchConfig::default();
+    config.dry_run(true);
+    let outcome = apply_patch(&roots(&dir), &patch, &targets, &config, &Cancel::new()).unwrap();
+    assert!(matches!(outcome, PatchOutcome::Checked), "{outcome:?}");
+    assert_eq!(read(&dir, "a.txt"), b"alpha\n");
+    assert!(!dir.join("b.txt").exists());
+    // A hunk that does not apply fails the dry run as it would the patch.
+    let bad = parse_patch("*** Begin Patch\n*** Update File: a.txt\n@@\n-gamma\n+beta\n*** End Patch").unwrap();
+    let outcome = apply_patch(&roots(&dir), &bad, &targets[..1], &config, &Cancel::new()).unwrap();
+    assert!(matches!(outcome, PatchOutcome::Failed(PatchFailure::Hunk { op: 0, .. })), "{outcome:?}");
 }
