@@ -280,7 +280,7 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
   if (input.output_mode === 'files_with_matches') notes.unshift(`Found ${plural(r.matchedFiles, 'file')}`)
   if (input.output_mode === 'count') notes.unshift(`Found ${plural(r.matches, 'match', 'matches')} in ${plural(r.matchedFiles, 'file')}`)
   const after: string[] = []
-  if (r.truncated) after.push(continuation(input.output_mode, offset, r, total, budget))
+  if (r.truncated) after.push(continuation(input.output_mode, offset, r, total, `${Math.round(ctx.limits.searchOutputBytes / 1024)} KiB or ${num(budget)} tokens`))
   if (r.contextCut) after.push('(The context of the first match was cut to fit the page; ask for fewer context lines to see whole records.)')
   if (r.cutLines) after.push(`(${plural(r.cutLines, 'line')} longer than ${MAX_COLUMNS} characters ${r.cutLines === 1 ? 'was' : 'were'} cut around the match; Read the line for all of it.)`)
   if (unread) after.push(`(${unread}.)`)
@@ -290,11 +290,11 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
 }
 
 /** Where a page that left results out ends, and the offset that goes on from it. */
-function continuation(mode: OutputMode, offset: number, r: NativeGrepResult, total: number, budget: number): string {
+function continuation(mode: OutputMode, offset: number, r: NativeGrepResult, total: number, budget: string): string {
   const unit = mode === 'content' ? 'matching lines' : mode === 'count' ? 'counts' : 'files'
   const next = offset + r.shown
   const of = next < total ? `of ${num(total)}` : `of at least ${num(next + 1)}`
-  const why = r.budgetReached ? ` (the page stopped at its limit of ${num(budget)} tokens)` : ''
+  const why = r.budgetReached ? ` (the page reached its limit of ${budget})` : ''
   return `(Showing ${unit} ${num(offset + 1)}-${num(next)} ${of}${why}. Continue with offset=${next}, or narrow the pattern, path or glob.)`
 }
 
