@@ -252,7 +252,6 @@ function expectedSearch(cwd: string, s: Search, model: Model = {}): Expected {
   const nulled = rg(cwd, ['--null', ...base])
   const numbered = model.lineNumbers !== false
   const raw = keep === undefined ? linesOf(rg(cwd, numbered ? base : base.map((a) => (a === '--line-number' ? '--no-line-number' : a)))) : undefined
-  const claude = model.dialect === 'claude'
   // Every dialect names the offset to go on at, with the exact total.
   const more = (unit: string, shown: number, total: number) =>
     `(Showing ${unit} ${(offset + 1).toLocaleString('en-US')}-${(offset + shown).toLocaleString('en-US')} of ${total.toLocaleString('en-US')}. Continue with offset=${offset + shown}, or narrow the pattern, path or glob.)`
