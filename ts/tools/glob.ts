@@ -124,8 +124,9 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
     throw await explainSearchError(err, given, abs, ctx, { globField: 'pattern', folderOnly: true })
   })
   const listed = r.paths === '' ? [] : r.paths.split('\0')
-  // A page of long paths ends before the token budget, at a path.
-  const files = listed.slice(0, await recordsWithin(ctx, listed))
+  // A page of long paths ends before the token budget, at a path (gemini-cli shows them absolute).
+  const shownAs = ctx.dialect === 'gemini' ? listed.map((f) => path.resolve(ctx.workspace, f)) : listed
+  const files = listed.slice(0, await recordsWithin(ctx, shownAs))
   const next = offset + files.length
   const truncated = r.total > next
   const data = { pattern, path: displayPath(ctx.workspace, abs), files, numFiles: r.total, offset, shown: files.length, truncated, ...(r.errors.length ? { errors: r.errors.slice(0, 20) } : {}) }
