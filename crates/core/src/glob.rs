@@ -268,6 +268,25 @@ mod tests {
     }
 
     #[test]
+    fn pages_by_offset_together_are_the_whole_list() {
+        let names: Vec<String> = (0..23).map(|i| format!("f{i:02}")).collect();
+        let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "")).collect();
+        let dir = tree(&files);
+        for size in [1, 4, 10] {
+            let mut all = Vec::new();
+            for offset in (0..30).step_by(size) {
+                let out = glob(&dir, "*", |c| {
+                    c.limit(size).offset(offset);
+                })
+                .unwrap();
+                assert_eq!(out.total, 23);
+                all.extend(out.paths);
+            }
+            assert_eq!(all, names, "pages of {size}");
+        }
+    }
+
+    #[test]
     fn newest_first_orders_by_modification_time() {
         let dir = tree(&[("old", ""), ("new", "")]);
         let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);

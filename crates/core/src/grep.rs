@@ -836,7 +836,14 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
 
 /// Which lines of a file are shown: the matching lines of the page, with their context
 /// up to a matching line that is not shown.
-fn shown_lines(hits: &FileHits, config: &GrepConfig, offset: u64, limit: u64, seen: &mut u64, truncated: &mut bool) -> Vec<bool> {
+fn shown_lines(
+    hits: &FileHits,
+    config: &GrepConfig,
+    offset: u64,
+    limit: u64,
+    seen: &mut u64,
+    truncated: &mut bool,
+) -> Vec<bool> {
     let mut show = vec![false; hits.lines.len()];
     for (i, line) in hits.lines.iter().enumerate() {
         if line.is_match {
@@ -902,7 +909,9 @@ fn records_of(hits: &FileHits, show: &[bool], after: u64) -> Vec<Vec<usize>> {
 fn nearest_rows(hits: &FileHits, record: &[usize], rows: Vec<String>, room: &Room) -> (Vec<String>, Vec<usize>) {
     let at = record.iter().position(|&i| hits.lines[i].is_match).unwrap_or(0);
     let costs: Vec<usize> = rows.iter().map(|r| room.cost(r)).collect();
-    let fits = |used: (usize, usize), i: usize| used.0 + rows[i].len() <= room.bytes && room.tokens.is_none_or(|t| used.1 + costs[i] <= t);
+    let fits = |used: (usize, usize), i: usize| {
+        used.0 + rows[i].len() <= room.bytes && room.tokens.is_none_or(|t| used.1 + costs[i] <= t)
+    };
     let (mut lo, mut hi) = (at, at);
     let mut used = (rows[at].len(), costs[at]);
     loop {
@@ -1179,7 +1188,7 @@ mod tests {
     }
 
     #[test]
-    fn a_multiline_match_over_many_lines_stops_at_the_limit() {
+    fn a_multiline_match_over_many_lines_is_counted_whole_and_kept_to_the_page() {
         let text = "x\n".repeat(100_000);
         let dir = tree(&[("a.txt", &text)]);
         let out = run(&dir, "(?s)x.*", |c| {
@@ -1187,7 +1196,73 @@ mod tests {
         })
         .unwrap();
         assert_eq!((out.shown, out.truncated), (5, true));
-        assert!(out.matches <= 6, "collection stopped at the page, not after {} lines", out.matches);
+        assert_eq!(out.matches, 100_000, "every line is counted, none kept past the page");
+    }
+
+    #[test]
+    fn totals_do_not_depend_on_the_page() {
+        let text: String = (0..50).map(|i| format!("hit {i}\nmiss\n")).collect();
+        let dir = tree(&[("a.txt", &text), ("b.txt", &text), ("c/d.txt", "hit\n")]);
+        for mode in [GrepMode::Content, GrepMode::Count] {
+            for (limit, offset) in [(1, 0), (3, 7), (40, 60), (1000, 0), (5, 500)] {
+                let out = run(&dir, "hit", |c| {
+                    c.mode(mode).limit(limit).offset(offset).after(1);
+                })
+                .unwrap();
+                assert_eq!((out.matches, out.matched_files), (101, 3), "{mode:?} limit {limit} offset {offset}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_page_ends_between_records_of_a_match_and_its_context() {
+        let text: String = (0..200).map(|i| format!("hit {i} {}\nctx {i}\nctx\n", "w ".repeat(20))).collect();
+        let dir = tree(&[("a.txt", &text)]);
+        let out = run(&dir, "hit", |c| {
+            c.before(1).after(2).max_tokens(Some(500));
+        })
+        .unwrap();
+        assert!(out.truncated && out.budget_reached);
+        assert!(count_tokens(&out.text) <= 500, "{}", count_tokens(&out.text));
+        assert_eq!(out.records.len(), out.shown);
+        assert_eq!(out.records.iter().sum::<u32>() as usize, out.text.lines().count());
+        // The page ends with the whole context of its last match.
+        let last = out.text.lines().last().unwrap();
+        assert!(last.starts_with("a.txt-") && last.ends_with("-ctx"), "{}", out.text);
+        assert!(out.text.lines().filter(|l| l.starts_with("a.txt:")).count() == out.shown);
+        assert!(!out.context_cut);
+    }
+
+    #[test]
+    fn a_first_record_past_the_page_keeps_its_match_and_the_nearest_context() {
+        let text: String = (0..400).map(|i| format!("line {i} {}\n", "w ".repeat(30))).collect::<String>() + "hit\n";
+        let dir = tree(&[("a.txt", &text)]);
+        let out = run(&dir, "^hit", |c| {
+            c.before(400).max_tokens(Some(300));
+        })
+        .unwrap();
+        assert!(out.context_cut);
+        assert_eq!(out.shown, 1);
+        assert!(count_tokens(&out.text) <= 300);
+        assert_eq!(out.text.lines().last(), Some("a.txt:401:hit"));
+        assert!(out.text.lines().count() > 2);
+    }
+
+    #[test]
+    fn count_and_files_pages_stop_at_the_token_budget() {
+        let files: Vec<(String, String)> =
+            (0..300).map(|i| (format!("{}{i:03}.txt", "long-name-".repeat(5)), "hit\n".to_string())).collect();
+        let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let dir = tree(&refs);
+        for mode in [GrepMode::Files, GrepMode::Count] {
+            let out = run(&dir, "hit", |c| {
+                c.mode(mode).max_tokens(Some(1000));
+            })
+            .unwrap();
+            assert!(out.budget_reached && out.shown < 300 && out.shown > 10, "{mode:?} {}", out.shown);
+            assert!(count_tokens(&out.text) <= 1000);
+            assert_eq!(out.records.len(), out.shown);
+        }
     }
 
     #[test]

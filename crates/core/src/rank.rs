@@ -1284,6 +1284,33 @@ mod tests {
     }
 
     #[test]
+    fn pages_by_offset_are_the_ranking_in_order_with_its_total() {
+        let dir = tmp();
+        let names: Vec<String> = (0..40).map(|i| format!("f{i:02}.rs")).collect();
+        for (i, name) in names.iter().enumerate() {
+            put(&dir, name, &format!("fn handler{i}() {{\n    serve();\n{}}}\n", "    serve();\n".repeat(i % 5)));
+        }
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let files = offer(&dir, &names);
+        let index = CodeIndex::default();
+        let whole = search(&index, &files, "serve", RankConfig::default().top_k(25));
+        assert_eq!(whole.total, 40);
+        let mut config = RankConfig::default();
+        for size in [1, 3, 8] {
+            let mut pages: Vec<String> = Vec::new();
+            let mut offset = 0;
+            while offset < 40 {
+                let out = search(&index, &files, "serve", config.top_k(size).offset(offset));
+                assert_eq!(out.total, 40);
+                pages.extend(out.hits.iter().map(|h| h.shown.clone()));
+                offset += size;
+            }
+            assert_eq!(pages.len(), 40, "pages of {size}");
+            assert_eq!(pages[..25], shown(&whole)[..], "pages of {size}");
+        }
+    }
+
+    #[test]
     fn top_k_is_honoured_clamped_and_ordered() {
         let dir = tmp();
         let names: Vec<String> = (0..30).map(|i| format!("f{i:02}.rs")).collect();
