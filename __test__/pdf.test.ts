@@ -673,10 +673,11 @@ describe('pdf_read: max_chars', () => {
     expect(counts).toContain(shownText.length)
   })
 
-  it('caps max_chars at 200,000', async () => {
+  it('caps max_chars at 200,000 (under a result budget that would hold more)', async () => {
     const file = save('many-words')
+    const wide = workspace({ preset: 'revka', limits: { resultTokens: 1_000_000 } }, ws.dir)
     for (const max of [200_000, 1_000_000]) {
-      const r = await pdfRead(file, { max_chars: max })
+      const r = await pdfRead(file, { max_chars: max }, wide)
       const { shownText } = cut(r)
       expect(shownText.length).toBeLessThanOrEqual(200_000)
       expect(shownText.length).toBeGreaterThan(190_000)

@@ -44,7 +44,7 @@ const RG_SEARCH = ['--no-config', '--no-require-git', '--crlf', '--no-heading', 
 const RG_ENV = { ...process.env, RIPGREP_CONFIG_PATH: '' }
 /** Limits high enough that only the cases about limits meet one. */
 // Reports are held to the read token limit too: raised here, so that only the result limits cut them.
-const WIDE = { searchResults: 1_000_000, globResults: 1_000_000, readTokens: 1_000_000 }
+const WIDE = { searchResults: 1_000_000, globResults: 1_000_000, readTokens: 1_000_000, resultTokens: 10_000_000, searchPageTokens: 10_000_000, searchOutputBytes: 1 << 30 }
 
 // ---------------------------------------------------------------------------------------
 // Running rg
@@ -252,13 +252,11 @@ function expectedSearch(cwd: string, s: Search, model: Model = {}): Expected {
   const nulled = rg(cwd, ['--null', ...base])
   const numbered = model.lineNumbers !== false
   const raw = keep === undefined ? linesOf(rg(cwd, numbered ? base : base.map((a) => (a === '--line-number' ? '--no-line-number' : a)))) : undefined
-  const claude = model.dialect === 'claude'
-  const more = (unit: string, shown: number) =>
-    claude
-      ? `(Showing ${shown.toLocaleString('en-US')} ${unit}; there are more. Continue with offset=${offset + shown}, or narrow the pattern, path or glob.)`
-      : `(Showing ${shown.toLocaleString('en-US')} ${unit}; there are more. Narrow the pattern, path or include to see the rest.)`
+  // Every dialect names the offset to go on at, with the exact total.
+  const more = (unit: string, shown: number, total: number) =>
+    `(Showing ${unit} ${(offset + 1).toLocaleString('en-US')}-${(offset + shown).toLocaleString('en-US')} of ${total.toLocaleString('en-US')}. Continue with offset=${offset + shown}, or narrow the pattern, path or glob.)`
   const none = (numFiles: number, numMatches: number): Expected => ({
-    want: [plain(`No matches found for ${s.pattern}${s.path ? ` in ${s.path}` : ''}${numFiles > 0 ? ` (${plural(numFiles, 'file')} matched, but offset ${offset} is past the last result)` : ''}.`)],
+    want: [plain(`No matches found for ${s.pattern}${s.path ? ` in ${s.path}` : ''}${numFiles > 0 ? ` (${plural(mode === 'content' ? numMatches : numFiles, mode === 'content' ? 'result' : 'file')} matched, but offset ${offset} is past the last; continue with offset=0)` : ''}.`)],
     files: [],
     numFiles,
     numMatches,
@@ -271,7 +269,7 @@ function expectedSearch(cwd: string, s: Search, model: Model = {}): Expected {
     const files = all.slice(offset, offset + limit)
     if (files.length === 0) return none(all.length, all.length)
     const truncated = all.length > offset + limit
-    const want = [plain(`Found ${plural(all.length, 'file')}`), ...files.map(plain), ...(truncated ? [plain(more('files', files.length))] : [])]
+    const want = [plain(`Found ${plural(all.length, 'file')}`), ...files.map(plain), ...(truncated ? [plain(more('files', files.length, all.length))] : [])]
     return { want, files, numFiles: all.length, numMatches: all.length, truncated }
   }
 
@@ -290,7 +288,7 @@ function expectedSearch(cwd: string, s: Search, model: Model = {}): Expected {
     const want = [
       plain(`Found ${plural(total, 'match', 'matches')} in ${plural(all.length, 'file')}`),
       ...page.map((c) => plain(`${c.file}:${c.n}`)),
-      ...(truncated ? [plain(more('counts', page.length))] : []),
+      ...(truncated ? [plain(more('counts', page.length, all.length))] : []),
     ]
     return { want, files: page.map((c) => c.file), counts: page.map((c) => c.n), numFiles: all.length, numMatches: total, truncated }
   }
@@ -312,7 +310,7 @@ function expectedSearch(cwd: string, s: Search, model: Model = {}): Expected {
   const want = renderRows(shownRows, context, numbered)
   if (raw && !truncated && offset === 0) expect(want.map((w) => w.line)).toEqual(raw)
   const cut = shownRows.filter((r) => [...r.text].length > MAX_COLUMNS).length
-  if (truncated) want.push(plain(more('matching lines', shownMatches)))
+  if (truncated) want.push(plain(more('matching lines', shownMatches, matches.length)))
   if (cut) want.push(plain(`(${plural(cut, 'line')} longer than ${MAX_COLUMNS} characters ${cut === 1 ? 'was' : 'were'} cut around the match; Read the line for all of it.)`))
   const files = [...new Set(shownRows.filter((r) => r.match).map((r) => r.path))]
   return { want, files, numFiles, numMatches: matches.length, truncated }
@@ -793,7 +791,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
           const small = createToolkit({ workspace: tree.dir, preset: 'revka', policy: { actionsPerHour: null }, limits: { globResults: 5 } }).createSession()
           const r = await small.call('glob_search', { pattern: '**/*' })
           expect(ok(r)).toBe(
-            [...want.slice(0, 5), `(Showing the first 5 files of ${want.length}. Use a more specific pattern or path to see the rest.)`].join('\n'),
+            [...want.slice(0, 5), `(Showing files 1-5 of ${want.length}. Continue with offset=5, or use a more specific pattern or path.)`].join('\n'),
           )
           expect(r.data).toMatchObject({ files: want.slice(0, 5), numFiles: want.length, truncated: true })
         })
@@ -1049,11 +1047,12 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
           expectLikeRg(await session.call('content_search', input), want)
         })
       }
-      it('the default limit shows 1,000 matching lines', async () => {
+      it('the default count is 1,000 matching lines (the token budget aside: see budget.test.ts)', async () => {
         const input = { pattern: '[a-z]{3}', ...walk }
         const want = expectedSearch(dir, input, { limit: 1000 })
         expect(want.truncated).toBe(true)
-        const defaults = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
+        const limits = { resultTokens: 10_000_000, searchPageTokens: 10_000_000, searchOutputBytes: 1 << 30 }
+        const defaults = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null }, limits }).createSession()
         expectLikeRg(await defaults.call('content_search', input), want)
       })
       it('without ignored files, the parent .gitignore leaves out the same files for both', async () => {
@@ -1080,7 +1079,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
         const claude = createToolkit({ workspace: dir, preset: 'claude-code' }).createSession()
         const r = await claude.call('Glob', { pattern: '**/*', ...walk })
         expect(ok(r)).toBe(
-          [...newest.slice(0, 100), `(Showing the first 100 files of ${all.length}. Use a more specific pattern or path to see the rest.)`].join('\n'),
+          [...newest.slice(0, 100), `(Showing files 1-100 of ${all.length.toLocaleString('en-US')}. Continue with offset=100, or use a more specific pattern or path.)`].join('\n'),
         )
       })
       for (const pattern of ['**/*.d.ts', '*.js', '**/*']) {

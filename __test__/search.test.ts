@@ -72,7 +72,7 @@ describe('glob_search (revka)', () => {
     const r = await s.call('glob_search', { pattern: '**/*' })
     const lines = ok(r).split('\n')
     expect(lines.slice(0, 2)).toEqual(['bin/data.bin', 'docs/guide.md'])
-    expect(lines[2]).toMatch(/^\(Showing the first 2 files of 7\. Use a more specific pattern or path/)
+    expect(lines[2]).toMatch(/^\(Showing files 1-2 of 7\. Continue with offset=2, or use a more specific pattern or path/)
     expect(r.data).toMatchObject({ numFiles: 7, truncated: true })
   })
 
@@ -163,7 +163,7 @@ describe('content_search (revka)', () => {
     const r = await revka.call('content_search', { pattern: 'parse_config', max_results: 2, context_after: 1 })
     const text = ok(r)
     expect(text.split('\n').filter((l) => /^[^:]+:\d+:/.test(l))).toHaveLength(2)
-    expect(text).toMatch(/\(Showing 2 matching lines; there are more\. Narrow the pattern, path or include to see the rest\.\)\n/m)
+    expect(text).toMatch(/\(Showing matching lines 1-2 of \d+\. Continue with offset=2, or narrow the pattern, path or glob\.\)\n/m)
     expect(r.data).toMatchObject({ shown: 2, truncated: true })
   })
 
@@ -208,8 +208,7 @@ describe('content_search (revka)', () => {
     expect(hits.length).toBeGreaterThan(40)
     expect(hits.length).toBeLessThan(70)
     expect(r.data).toMatchObject({ shown: hits.length, truncated: true })
-    expect(lines.at(-1)).toBe(`(Showing ${hits.length} matching lines; there are more. Narrow the pattern, path or include to see the rest.)`)
-    expect(lines.at(-2)).toBe('(The output reached its limit of 4 KiB or 25,000 tokens.)')
+    expect(lines.at(-1)).toBe(`(Showing matching lines 1-${hits.length} of 500 (the page reached its limit of 4 KiB or 10,000 tokens). Continue with offset=${hits.length}, or narrow the pattern, path or glob.)`)
   })
 
   it('files mode does not claim a match count', async () => {
@@ -242,11 +241,11 @@ describe('Grep (claude)', () => {
 
   it('head_limit and offset page through results', async () => {
     const first = await claude.call('Grep', { pattern: 'parse_config', head_limit: 2 })
-    expect(ok(first)).toBe('Found 4 files\ndocs/guide.md\nlong.txt\n(Showing 2 files; there are more. Continue with offset=2, or narrow the pattern, path or glob.)')
+    expect(ok(first)).toBe('Found 4 files\ndocs/guide.md\nlong.txt\n(Showing files 1-2 of 4. Continue with offset=2, or narrow the pattern, path or glob.)')
     const second = await claude.call('Grep', { pattern: 'parse_config', head_limit: 2, offset: 2 })
     expect(ok(second)).toBe('Found 4 files\nsrc/config.rs\nsrc/main.rs')
     const past = await claude.call('Grep', { pattern: 'parse_config', offset: 10 })
-    expect(ok(past)).toMatch(/No matches found for parse_config \(4 files matched, but offset 10 is past the last result\)/)
+    expect(ok(past)).toMatch(/No matches found for parse_config \(4 files matched, but offset 10 is past the last; continue with offset=0\)/)
   })
 
   it('content offset skips matching lines', async () => {

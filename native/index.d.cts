@@ -246,6 +246,8 @@ export interface GlobOptions {
   newestFirst?: boolean
   /** Most paths returned. @default 1000 */
   limit?: number
+  /** Paths skipped before the first returned. @default 0 */
+  offset?: number
 }
 
 /** Files a glob matched. */
@@ -322,6 +324,12 @@ export interface GrepResult {
   binaryFiles: number
   /** Files or folders that could not be read. */
   errors: Array<string>
+  /** Lines of each record of the report (a result with its context): pages end between records. */
+  records: Array<number>
+  /** For each record, the index of its file among the files shown. */
+  recordFiles: Array<number>
+  /** Whether the first match's context was cut to fit the page. */
+  contextCut: boolean
 }
 
 /**
@@ -744,6 +752,8 @@ export interface RankOptions {
   query: string
   /** Most snippets (at most 25). @default 8 */
   topK?: number
+  /** Snippets skipped first, in rank order (at most 1,000). @default 0 */
+  offset?: number
 }
 
 /** What a ranked code search found. */
@@ -756,6 +766,8 @@ export interface RankResult {
   filesConsidered: number
   /** Chunks scored. */
   chunks: number
+  /** Chunks the query matched: the hits there are in all pages. */
+  total: number
   /** Files not searched: unreadable, binary, or over 1 MiB. */
   skipped: number
   /** Folders and files that could not be read. */

@@ -6,6 +6,10 @@ export interface Limits {
   readLineChars: number
   /** Tokens per read call. */
   readTokens: number
+  /** Tokens of any tool's result (searches, listings, shell and git output, PDF text): past it, a result ends at a record boundary and says the offset to go on. */
+  resultTokens: number
+  /** Tokens of a search page when the call sets no count of its own (Grep's default page); well below resultTokens. */
+  searchPageTokens: number
   /** Largest text file read without offset/limit, in bytes. */
   unrangedReadBytes: number
   /** PDF pages per Read call. */
@@ -60,6 +64,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   readLines: 2000,
   readLineChars: 2000,
   readTokens: 25_000,
+  resultTokens: 25_000,
+  searchPageTokens: 10_000,
   unrangedReadBytes: 10 * 1024 * 1024,
   pdfPagesPerRead: 20,
   pdfMaxChars: 50_000,

@@ -51,12 +51,10 @@ at the folder searched ('src/**/*.ts'). Without a path, the current folder is se
   async run(ctx) {
     const [pattern, where] = positionals(ctx, 1, 2, 'glob takes a pattern and an optional path')
     const p = page(ctx)
-    // glob_search has no offset of its own yet: the page is cut from a longer list.
-    const end = p.offset + p.max
-    const input = { pattern, path: where !== undefined ? ctx.place.toTool(where) : ctx.place.defaultFolder(), ...walk(ctx) }
-    const result = await ctx.out.progress(`glob ${pattern}`, call(ctx, 'glob_search', input, { limits: { globResults: upTo(end) } }))
+    const input = { pattern, path: where !== undefined ? ctx.place.toTool(where) : ctx.place.defaultFolder(), offset: p.offset || undefined, ...walk(ctx) }
+    const result = await ctx.out.progress(`glob ${pattern}`, call(ctx, 'glob_search', input, { limits: { globResults: upTo(p.max) } }))
     if (result.isError) return ctx.out.json ? json(ctx, result) : ctx.out.failure(result)
-    const files = ((result.data?.files as string[] | undefined) ?? []).slice(p.offset, end)
+    const files = (result.data?.files as string[] | undefined) ?? []
     const total = result.data?.numFiles as number
     if (ctx.out.json) return json(ctx, { ...result, data: { ...result.data, files, offset: p.offset } }, files.length)
     for (const f of files) ctx.out.out(paintPath(ctx, ctx.place.fromTool(f)))

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util'
 
 import { isPresetName } from '../policy/presets.js'
 import { createToolkit } from '../toolkit.js'
-import { type Command, type CommandContext, COMMON_OPTIONS, type OptionSpec } from './args.js'
+import { type Command, type CommandContext, COMMON_OPTIONS, type OptionSpec, upTo } from './args.js'
 import { COMMANDS, commandHelp } from './commands.js'
 import { EXIT_ERROR, EXIT_OK, Output, UsageError } from './output.js'
 import { Place } from './where.js'
@@ -103,7 +103,10 @@ async function run(cmd: Command, argv: string[]): Promise<number> {
     const place = Place.find(process.cwd(), values.workspace as string | undefined)
     const toolkit: CommandContext['toolkit'] = ({ policy, limits } = {}) => {
       try {
-        return createToolkit({ workspace: place.workspace, preset, policy, limits })
+        // A person reads a terminal, not a model's context: the result token budget is
+        // off, and the commands page by --max and --offset.
+        const unbudgeted = { resultTokens: upTo(Number.POSITIVE_INFINITY), searchPageTokens: upTo(Number.POSITIVE_INFINITY) }
+        return createToolkit({ workspace: place.workspace, preset, policy, limits: { ...unbudgeted, ...limits } })
       } catch (err) {
         // Bad options (a workspace that is not a folder, …) come from the command line here.
         if (err instanceof TypeError) throw new UsageError(err.message.replace(/^fsgate: /, ''))

@@ -22,7 +22,7 @@ import { listGitlinks } from '../git/run.js'
 import { childEnv } from '../policy/env.js'
 import { text, type ToolOutput } from '../result.js'
 import type { ToolContext } from '../tool.js'
-import { blocksWithin, num, numbered } from '../tools/common.js'
+import { blocksWithin, num, numbered, pageTokens } from '../tools/common.js'
 import { displayPath } from '../policy/paths.js'
 import { enterGitGuard, type GitGuard, leaveGitGuard } from './git-guard.js'
 import { runProcess, type RunResult } from './run.js'
@@ -488,7 +488,7 @@ export async function readTaskOutput(task: Task, page: OutputPage, ctx: ToolCont
     rows.push(numbered(n, line, ctx.lineStyle))
     numbers.push(n)
   }
-  const fit = await blocksWithin(ctx, rows, ctx.limits.readTokens)
+  const fit = await blocksWithin(ctx, rows, pageTokens(ctx.limits.resultTokens))
   const shown = rows.slice(0, fit)
   const end = fit > 0 ? numbers[fit - 1] : first - 1
   const notes: string[] = []

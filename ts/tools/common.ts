@@ -65,6 +65,24 @@ export async function blocksWithin(ctx: ToolContext, blocks: readonly string[], 
   return mostWithin(blocks.length, (k) => tokensOf(ctx, joined(k)), max)
 }
 
+/** Tokens kept, out of a result's budget, for the notes around a page (counts, where to go on). */
+export const NOTE_TOKENS = 1_000
+
+/** The tokens the records of one page may take: the budget less room for its notes. */
+export function pageTokens(budget: number): number {
+  return Math.max(1, budget - NOTE_TOKENS)
+}
+
+/**
+ * How many records (lines, entries, matches with their context) a page shows: as many as
+ * fit `limits.resultTokens` (or a smaller `budget`) with room for the notes, and never
+ * fewer than one, so that a continuation always moves on.
+ */
+export async function recordsWithin(ctx: ToolContext, records: readonly string[], budget = ctx.limits.resultTokens): Promise<number> {
+  if (records.length === 0) return 0
+  return Math.max(1, await blocksWithin(ctx, records, pageTokens(Math.min(budget, ctx.limits.resultTokens))))
+}
+
 /** A line as Read numbers it, in the call's line style. */
 export function numbered(n: number, line: string, style: LineStyle): string {
   switch (style) {

@@ -53,6 +53,7 @@ import type { RunResult } from '../process/run.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type CallEffect, type ToolContext } from '../tool.js'
 import { num } from './common.js'
+import { headWithin, textTokens } from './budget.js'
 
 export const GIT_OPERATIONS = ['status', 'diff', 'log', 'branch', 'commit', 'add', 'checkout', 'stash'] as const
 export type GitOperation = (typeof GIT_OPERATIONS)[number]
@@ -135,6 +136,29 @@ export function gitEffect(input: GitInput): CallEffect {
 }
 
 async function git(input: GitInput, ctx: ToolContext): Promise<ToolOutput> {
+  return withinBudget(ctx, input, await operate(input, ctx))
+}
+
+/** What to narrow when an operation's text passes the result budget. */
+const NARROW: Partial<Record<GitOperation, string>> = {
+  status: 'give path= of a subfolder to see the rest',
+  diff: 'give paths= of fewer files to see the rest',
+  log: 'ask for a smaller limit',
+  branch: 'the rest are in data.branches',
+}
+
+/** The text of a result cut at a line before it passes limits.resultTokens, saying where and what to do. */
+async function withinBudget(ctx: ToolContext, input: GitInput, out: ToolOutput): Promise<ToolOutput> {
+  const first = out.content[0]
+  if (first?.type !== 'text') return out
+  const cut = await headWithin(ctx, first.text, textTokens(ctx))
+  if (!cut.left) return out
+  const how = NARROW[input.operation] ?? 'the rest is in data'
+  const note = `(Showing lines 1-${num(cut.left.from - 1)} of ${num(cut.left.of)}, to fit the limit of ${num(textTokens(ctx))} tokens; ${how}.)`
+  return { ...out, content: [text(`${cut.text}\n${note}`), ...out.content.slice(1)], data: { ...out.data, truncated: true, shownLines: cut.left.from - 1, lines: cut.left.of } }
+}
+
+async function operate(input: GitInput, ctx: ToolContext): Promise<ToolOutput> {
   checkFields(input)
   const cwd = await folder(ctx, input.path)
   const specs = await pathspecs(ctx, cwd, input)

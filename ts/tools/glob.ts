@@ -15,10 +15,13 @@ import { text, type ToolOutput } from '../result.js'
 import { explainSearchError, givenPath, plural, searchBase, splitAbsoluteGlob, walkErrors, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { DEFAULT_LIMITS } from '../limits.js'
+import { num, recordsWithin } from './common.js'
 
 export interface GlobInput extends WalkInput {
   pattern: string
   path?: string
+  /** Paths to skip, to continue a long result (the offset a continuation names). */
+  offset?: number
 }
 
 /** Claude Code's Glob shows 100 paths unless the host set its own limit. */
@@ -28,6 +31,8 @@ const pattern = z
   .string()
   .min(1)
   .describe('The glob to match, e.g. "**/*.rs", "src/**/mod.rs", "docs/*.md", "*.{ts,tsx}". A pattern without "/" matches file names at any depth.')
+
+const offset = z.number().int().min(0).optional().describe('Paths to skip, to continue a long result: the output names the offset to go on at. Default 0.')
 
 const guide = (grep: string, order: string) =>
   `Finds files by name or path pattern, fast, in any size of tree.
@@ -45,6 +50,7 @@ export const globTool = defineTool<GlobInput>({
       schema: z.strictObject({
         pattern,
         path: z.string().optional().describe('The folder to search in, relative to the workspace or absolute. Default: the workspace root.'),
+        offset,
         ...walkFields,
       }),
       toCanonical: (i) => i as unknown as GlobInput,
@@ -58,6 +64,7 @@ export const globTool = defineTool<GlobInput>({
           .string()
           .optional()
           .describe('The directory to search in. If not specified, the current working directory will be used. Omit it for the default; do not enter "undefined" or "null".'),
+        offset,
         ...walkFields,
       }),
       toCanonical: (i) => i as unknown as GlobInput,      // Claude Code's GlobOutput names the files `filenames`.
@@ -107,21 +114,29 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
   const abs = searchBase(ctx, given)
   const newest = ctx.dialect === 'claude' || ctx.dialect === 'gemini'
   const limit = newest && ctx.limits.globResults === DEFAULT_LIMITS.globResults ? CLAUDE_GLOB_RESULTS : ctx.limits.globResults
+  const offset = input.offset ?? 0
   const r = await callNative<NativeGlobResult>(
     (id, cancel) =>
-      ctx.fs.glob(completer, id, { path: abs, displayRoot: ctx.workspace, pattern, walk: walkOptions(input), newestFirst: newest, limit }, cancel),
+      ctx.fs.glob(completer, id, { path: abs, displayRoot: ctx.workspace, pattern, walk: walkOptions(input), newestFirst: newest, limit, offset }, cancel),
     ctx.signal,
     ctx.lanes.search,
   ).catch(async (err) => {
     throw await explainSearchError(err, given, abs, ctx, { globField: 'pattern', folderOnly: true })
   })
-  const files = r.paths === '' ? [] : r.paths.split('\0')
-  const truncated = r.total > files.length
-  const data = { pattern, path: displayPath(ctx.workspace, abs), files, numFiles: r.total, truncated, ...(r.errors.length ? { errors: r.errors.slice(0, 20) } : {}) }
+  const listed = r.paths === '' ? [] : r.paths.split('\0')
+  // A page of long paths ends before the token budget, at a path (gemini-cli shows them absolute).
+  const shownAs = ctx.dialect === 'gemini' ? listed.map((f) => path.resolve(ctx.workspace, f)) : listed
+  const files = listed.slice(0, await recordsWithin(ctx, shownAs))
+  const next = offset + files.length
+  const truncated = r.total > next
+  const data = { pattern, path: displayPath(ctx.workspace, abs), files, numFiles: r.total, offset, shown: files.length, truncated, ...(r.errors.length ? { errors: r.errors.slice(0, 20) } : {}) }
   const unread = r.errors.length ? `\n(${walkErrors(r.errors)})` : ''
+  if (files.length === 0 && offset > 0 && r.total > 0) {
+    return { content: [text(`offset ${num(offset)} is past the last of the ${plural(r.total, 'file')} matching ${clip(pattern, 300)}; continue with offset=0.${unread}`)], data }
+  }
   if (files.length === 0) return { content: [text(`No files found matching ${clip(pattern, 300)}${given ? ` in ${given}` : ''}.${hiddenHint(input)}${unread}`)], data }
   let out = files.join('\n')
-  if (truncated) out += `\n(Showing the first ${plural(files.length, 'file')} of ${r.total.toLocaleString('en-US')}. Use a more specific pattern or path to see the rest.)`
+  if (truncated) out += `\n(Showing files ${num(offset + 1)}-${num(next)} of ${num(r.total)}. Continue with offset=${next}, or use a more specific pattern or path.)`
   return { content: [text(out + unread)], data }
 }
 
@@ -161,6 +176,7 @@ function geminiAnswer(out: ToolOutput, input: GlobInput, ctx: ToolContext): Tool
   const pattern = input.pattern.replace(/\[([a-z])([A-Z])\]/g, (all, lo: string, up: string) => (lo.toUpperCase() === up ? lo : all))
   if (d.files.length === 0) return { ...out, content: [text(`No files found matching pattern "${pattern}" within ${dir}`)] }
   const files = d.files.map((f) => path.resolve(ctx.workspace, f))
-  const more = d.truncated ? `\n(Showing the first ${files.length} of ${d.numFiles}. Use a more specific pattern or dir_path to see the rest.)` : ''
+  // gemini-cli's glob has no offset: the rest is reached by a narrower pattern.
+  const more = d.truncated ? `\n(Showing the first ${num(files.length)} of ${num(d.numFiles)}. Use a more specific pattern or dir_path to see the rest.)` : ''
   return { ...out, content: [text(`Found ${d.numFiles} file(s) matching "${pattern}" within ${dir}, sorted by modification time (newest first):\n${files.join('\n')}${more}`)] }
 }

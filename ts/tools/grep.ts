@@ -11,6 +11,7 @@ import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
 import { explainSearchError, givenPath, plural, searchBase, splitGlobs, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
+import { num, pageTokens, recordsWithin } from './common.js'
 
 export type OutputMode = 'content' | 'files_with_matches' | 'count'
 
@@ -26,6 +27,8 @@ export interface ContentSearchInput extends WalkInput {
   context_after?: number
   multiline?: boolean
   max_results?: number
+  /** Results to skip, to continue a long result (the offset a continuation names). */
+  offset?: number
 }
 
 /** The canonical input both dialects map to. */
@@ -41,7 +44,10 @@ export interface GrepInput extends WalkInput {
   context_after?: number
   multiline?: boolean
   line_numbers: boolean
+  /** The most results the call asked for; without it the page is the dialect's default, in fewer tokens. */
   max_results?: number
+  /** The dialect's own default count, when the call gave none (Claude Code 250, gemini-cli 100). */
+  default_results?: number
   offset?: number
   /** Only the matched parts of each line, one per result (Claude Code's -o). */
   only_matching?: boolean
@@ -91,7 +97,8 @@ export const grepTool = defineTool<GrepInput>({
         context_before: lines.optional().describe('Lines to show before each match (content mode).'),
         context_after: lines.optional().describe('Lines to show after each match (content mode).'),
         multiline: z.boolean().optional().describe('Let a match span lines; "." also matches a newline. Default false.'),
-        max_results: z.number().int().min(1).optional().describe('The most results: matching lines in content mode (context lines are not counted), files or counts otherwise. Default 1000.'),
+        max_results: z.number().int().min(1).optional().describe('The most results: matching lines in content mode (context lines are not counted), files or counts otherwise. Default 1000, in a page of at most 10,000 tokens.'),
+        offset: z.number().int().min(0).optional().describe('Results to skip, to continue a long result: the output names the offset to go on at. Default 0.'),
         ...walkFields,
       }),
       toCanonical: (i) => ({
@@ -142,7 +149,8 @@ export const grepTool = defineTool<GrepInput>({
           line_numbers: (i['-n'] as boolean | undefined) ?? true,
           only_matching: i['-o'] === true,
           // Claude Code's default is 250; 0 is every result the host's limits allow.
-          max_results: head === undefined ? CLAUDE_HEAD_LIMIT : head === 0 ? undefined : head,
+          max_results: head === undefined ? undefined : head === 0 ? Number.MAX_SAFE_INTEGER : head,
+          default_results: CLAUDE_HEAD_LIMIT,
           offset: whole(i.offset),
           include_hidden: i.include_hidden,
           include_ignored: i.include_ignored,
@@ -186,7 +194,8 @@ export const grepTool = defineTool<GrepInput>({
           line_numbers: true,
           exclude_pattern: i.exclude_pattern,
           max_per_file: i.max_matches_per_file,
-          max_results: (i.total_max_matches as number | undefined) ?? 100,
+          max_results: i.total_max_matches as number | undefined,
+          default_results: 100,
           offset: i.offset,
           include_ignored: i.no_ignore === true,
         } as GrepInput
@@ -200,9 +209,11 @@ export const grepTool = defineTool<GrepInput>({
 async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
   const given = givenPath(input.path)
   const abs = searchBase(ctx, given)
-  const limit = Math.min(input.max_results ?? ctx.limits.searchResults, ctx.limits.searchResults)
+  const limit = Math.min(input.max_results ?? input.default_results ?? ctx.limits.searchResults, ctx.limits.searchResults)
   const offset = input.offset ?? 0
-  const r = await callNative<NativeGrepResult>(
+  // A call that sets no count gets a page well below the result budget.
+  const budget = input.max_results === undefined ? Math.min(ctx.limits.searchPageTokens, ctx.limits.resultTokens) : ctx.limits.resultTokens
+  const found = await callNative<NativeGrepResult>(
     (id, cancel) =>
       ctx.fs.grep(
         completer,
@@ -222,8 +233,8 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
           lineNumbers: input.line_numbers,
           maxColumns: MAX_COLUMNS,
           maxOutput: ctx.limits.searchOutputBytes,
-          // Every report fits the read token limit as well as its byte limit.
-          maxTokens: ctx.limits.readTokens,
+          // Every report fits its token budget (with room for the notes) as well as its byte limit.
+          maxTokens: pageTokens(budget),
           onlyMatching: input.only_matching,
           exclude: input.exclude_pattern,
           maxPerFile: input.max_per_file,
@@ -241,12 +252,16 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
     const failure = await explainSearchError(err, given, abs, ctx, { globField: ctx.dialect === 'claude' ? 'glob' : 'include' })
     throw multilineHint(failure, input)
   })
+  const r = await hostCut(found, input.output_mode, ctx, budget)
   const files = r.files === '' ? [] : r.files.split('\0')
+  // Exact totals: every file is searched to its end, whatever the page.
+  const total = input.output_mode === 'content' ? r.matches : r.matchedFiles
   const data: Record<string, unknown> = {
     mode: input.output_mode,
     path: displayPath(ctx.workspace, abs),
     numFiles: r.matchedFiles,
     ...(input.output_mode === 'files_with_matches' ? {} : { numMatches: r.matches }),
+    offset,
     shown: r.shown,
     truncated: r.truncated,
     files,
@@ -257,7 +272,7 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
   if (r.errors.length) data.errors = r.errors.slice(0, 20)
   const unread = r.errors.length ? `${plural(r.errors.length, 'path')} could not be read: ${r.errors.slice(0, 3).join('; ')}` : undefined
   if (r.shown === 0) {
-    const why = r.matchedFiles > 0 ? ` (${plural(r.matchedFiles, 'file')} matched, but offset ${offset} is past the last result)` : ''
+    const why = r.matchedFiles > 0 ? ` (${plural(total, input.output_mode === 'content' ? 'result' : 'file')} matched, but offset ${num(offset)} is past the last; continue with offset=0)` : ''
     // With nothing to show, say what was not searched (binary files are only counted otherwise, as rg does).
     const skipped = [...(r.binaryFiles ? [`${plural(r.binaryFiles, 'binary file')} skipped`] : []), ...(unread ? [unread] : [])]
     const also = skipped.length ? ` (${skipped.join('; ')})` : ''
@@ -267,20 +282,44 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
   if (input.output_mode === 'files_with_matches') notes.unshift(`Found ${plural(r.matchedFiles, 'file')}`)
   if (input.output_mode === 'count') notes.unshift(`Found ${plural(r.matches, 'match', 'matches')} in ${plural(r.matchedFiles, 'file')}`)
   const after: string[] = []
-  if (r.truncated) {
-    if (r.budgetReached) after.push(`(The output reached its limit of ${Math.round(ctx.limits.searchOutputBytes / 1024)} KiB or ${ctx.limits.readTokens.toLocaleString('en-US')} tokens.)`)
-    const unit = input.output_mode === 'content' ? 'matching lines' : input.output_mode === 'count' ? 'counts' : 'files'
-    const next =
-      ctx.dialect === 'claude' || ctx.dialect === 'gemini'
-        ? `Continue with offset=${offset + r.shown}, or narrow the pattern, path or glob.`
-        : 'Narrow the pattern, path or include to see the rest.'
-    after.push(`(Showing ${r.shown.toLocaleString('en-US')} ${unit}; there are more. ${next})`)
-  }
+  if (r.truncated) after.push(continuation(input.output_mode, offset, r, total, `${Math.round(ctx.limits.searchOutputBytes / 1024)} KiB or ${num(budget)} tokens`))
+  if (r.contextCut) after.push('(The context of the first match was cut to fit the page; ask for fewer context lines to see whole records.)')
   if (r.cutLines) after.push(`(${plural(r.cutLines, 'line')} longer than ${MAX_COLUMNS} characters ${r.cutLines === 1 ? 'was' : 'were'} cut around the match; Read the line for all of it.)`)
   if (unread) after.push(`(${unread}.)`)
   const body = r.text.slice(0, -1)
   const out = [...notes, body, ...after].join('\n')
   return { content: [text(out)], data }
+}
+
+/** Where a page that left results out ends, and the offset that goes on from it. */
+function continuation(mode: OutputMode, offset: number, r: NativeGrepResult, total: number, budget: string): string {
+  const unit = mode === 'content' ? 'matching lines' : mode === 'count' ? 'counts' : 'files'
+  const next = offset + r.shown
+  const of = next < total ? `of ${num(total)}` : `of at least ${num(next + 1)}`
+  const why = r.budgetReached ? ` (the page reached its limit of ${budget})` : ''
+  return `(Showing ${unit} ${num(offset + 1)}-${num(next)} ${of}${why}. Continue with offset=${next}, or narrow the pattern, path or glob.)`
+}
+
+/**
+ * The engine cuts a page by the o200k count; a host with its own token counter has the
+ * page cut again by it, at a record boundary (a matching line with its context, a file).
+ */
+async function hostCut(r: NativeGrepResult, mode: OutputMode, ctx: ToolContext, budget: number): Promise<NativeGrepResult> {
+  if (!ctx.countTokens || r.records.length === 0) return r
+  const lines = r.text.slice(0, -1).split('\n')
+  const records: string[] = []
+  let at = 0
+  for (const n of r.records) {
+    records.push(lines.slice(at, at + n).join('\n'))
+    at += n
+  }
+  const k = await recordsWithin(ctx, records, budget)
+  if (k === records.length) return r
+  const kept = r.recordFiles.slice(0, k)
+  const fileCount = kept[k - 1] + 1
+  const counts = mode === 'content' ? Array.from({ length: fileCount }, (_, f) => kept.filter((x) => x === f).length) : r.counts.slice(0, fileCount)
+  const files = r.files.split('\0').slice(0, fileCount).join('\0')
+  return { ...r, text: `${records.slice(0, k).join('\n')}\n`, shown: k, files, counts, truncated: true, budgetReached: true, records: r.records.slice(0, k), recordFiles: kept }
 }
 
 /** A newline in a pattern is refused unless multiline is on: say so. */

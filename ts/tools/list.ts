@@ -16,7 +16,7 @@ import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
 import { explainSearchError, givenPath, plural, searchBase, walkErrors, walkFields, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { blocksWithin, num } from './common.js'
+import { num, recordsWithin } from './common.js'
 
 export interface ListInput extends WalkInput {
   /** The folder (or file), relative to the workspace or absolute; default the workspace. */
@@ -167,8 +167,8 @@ async function list(input: ListInput, ctx: ToolContext): Promise<ToolOutput> {
     })
   }
   const rows = l.entries.map((e) => row(e, input.sizes === true, depth > 1))
-  // Every page fits the token limit: a page of long names is cut short, visibly.
-  const fit = await blocksWithin(ctx, rows, ctx.limits.readTokens)
+  // Every page fits the result budget: a page of long names is cut short, visibly.
+  const fit = await recordsWithin(ctx, rows)
   const entries = l.entries.slice(0, fit)
   const next = offset + fit
   const data = {

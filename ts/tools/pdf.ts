@@ -11,6 +11,7 @@ import { displayPath, resolvePath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { countTokens } from '../utils.js'
+import { headWithin, textTokens } from './budget.js'
 import { hostCount, num, unchanged } from './common.js'
 
 /** The hard cap on pdf_read's max_chars (SPEC §3.6). */
@@ -70,19 +71,21 @@ async function pdfRead(input: PdfReadInput, ctx: ToolContext): Promise<ToolOutpu
   // were not read, and the document's full length is not known.
   const complete = !pdf.stopped
   const total = full.length
-  let out = full
-  const truncated = total > maxChars || !complete
-  let end = total
+  let end = Math.min(maxChars, total)
+  // Never split a surrogate pair.
+  if (end < total && end > 0 && isHighSurrogate(full.charCodeAt(end - 1))) end -= 1
+  // Then the result budget, at a line.
+  const cut = await headWithin(ctx, full.slice(0, end), textTokens(ctx))
+  let out = cut.text
+  end = out.length
+  const truncated = end < total || !complete
   if (truncated) {
-    end = Math.min(maxChars, total)
-    // Never split a surrogate pair.
-    if (end > 0 && isHighSurrogate(full.charCodeAt(end - 1))) end -= 1
-    out = full.slice(0, end)
     const next = lastMarker(out)
     const where = next ? ` The cut falls in page ${next} of ${pdf.pageCount}; read from there with file_read and pages="${next}-${Math.min(pdf.pageCount, next + 19)}".` : ''
     // Stopped early, the text is known to go on past what was read.
     const of = complete ? num(total) : `more than ${num(total)}`
-    out += `\n[… truncated: showing ${num(end)} of ${of} characters.${where}]`
+    const why = cut.left ? `, to fit the limit of ${num(textTokens(ctx))} tokens` : ''
+    out += `\n[… truncated: showing ${num(end)} of ${of} characters${why}.${where}]`
   }
   out += unmappedNote(pdf)
   const pagesRead = pdf.pages.length

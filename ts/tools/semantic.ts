@@ -14,9 +14,10 @@ import { AbortedError, clip, FsgateError, InvalidInputError } from '../errors.js
 import { callNative, completer, type NativeRankResult, type NativeReadResult, type NativeTarget } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
-import { explainSearchError, givenPath, searchBase, walkErrors } from '../search/scope.js'
+import { explainSearchError, givenPath, plural, searchBase, walkErrors } from '../search/scope.js'
 import { findSemble, runSemble, SembleError, type SembleHit } from '../search/semble.js'
 import { defineTool, type ToolContext } from '../tool.js'
+import { num, recordsWithin } from './common.js'
 
 export type Backend = 'auto' | 'semble' | 'literal'
 
@@ -24,11 +25,15 @@ export interface SemanticInput {
   query: string
   path?: string
   top_k?: number
+  /** Snippets to skip, in rank order, to go on past an earlier page. */
+  offset?: number
   backend?: Backend
 }
 
 /** The most snippets a call returns (SPEC §4). */
 const MAX_TOP_K = 25
+/** The deepest a call may page into the ranking (the engine's bound too). */
+const MAX_OFFSET = 1000
 /** Lines of a snippet shown (the built-in ranker's cut too). */
 const SNIPPET_LINES = 40
 const INSTALL_HINT = "Install with pip install semble or uv tool install semble, or use backend='literal'."
@@ -56,7 +61,8 @@ export const semanticTool = defineTool<SemanticInput>({
       schema: z.strictObject({
         query: z.string().min(1).describe('What to find: a natural-language description or a symbol name.'),
         path: z.string().optional().describe('The folder to search, relative to the workspace or absolute. Default: the workspace root.'),
-        top_k: z.number().int().min(1).optional().describe('How many snippets to return. Default 8, at most 25.'),
+        top_k: z.number().int().min(1).optional().describe('How many snippets to return. Default 8, at most 25 (a larger top_k is cut to 25, and the result says so).'),
+        offset: z.number().int().min(0).max(MAX_OFFSET).optional().describe('Snippets to skip, in rank order, to see the next results: the output names the offset to go on at. Default 0.'),
         backend: z
           .enum(['auto', 'semble', 'literal'])
           .optional()
@@ -77,7 +83,9 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
   if (input.query.trim() === '') throw new InvalidInputError('INVALID_INPUT', 'query is blank. Describe the code you are looking for, or name a symbol.', { data: { field: 'query' } })
   const given = givenPath(input.path)
   const abs = searchBase(ctx, given)
-  const topK = Math.min(input.top_k ?? ctx.limits.semanticTopK, MAX_TOP_K)
+  const asked = input.top_k ?? ctx.limits.semanticTopK
+  const page: Page = { offset: input.offset ?? 0, topK: Math.min(asked, MAX_TOP_K), asked }
+  const topK = page.topK
   const backend = input.backend ?? 'auto'
   const explain = (err: unknown) => explainSearchError(err, given, abs, ctx, { folderOnly: true })
   let fallback: string | undefined
@@ -97,10 +105,12 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
         fallback = `Semble failed less than a minute ago (${recent.reason}); these results are from the built-in ranker.`
       } else {
         try {
-          const found = await runSemble(bin, input.query, real, topK, { signal: ctx.signal })
+          // Semble has no offset: the hits up to the page's end, past those before it.
+          const found = (await runSemble(bin, input.query, real, page.offset + topK, { signal: ctx.signal })).slice(page.offset)
           failed.delete(key)
           const { hits, dropped } = await confirmHits(found, real, ctx)
-          return shape(input, ctx, abs, hits, { backend: 'semble', ...(dropped ? { droppedHits: dropped } : {}) })
+          // Semble gives no total: a full page may have more after it.
+          return shape(input, ctx, abs, hits, { backend: 'semble', ...(dropped ? { droppedHits: dropped } : {}) }, { ...page, more: found.length === topK })
         } catch (err) {
           if (!(err instanceof SembleError)) throw err
           if (err.reason === 'aborted') throw new AbortedError('ABORTED', 'The call was cancelled by its AbortSignal. Call again if it is still needed.')
@@ -116,7 +126,7 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
     }
   }
   const r = await callNative<NativeRankResult>(
-    (id, cancel) => ctx.fs.rank(completer, id, { path: abs, displayRoot: ctx.workspace, query: input.query, topK }, cancel),
+    (id, cancel) => ctx.fs.rank(completer, id, { path: abs, displayRoot: ctx.workspace, query: input.query, topK, offset: page.offset }, cancel),
     ctx.signal,
     ctx.lanes.search,
   ).catch(async (err) => {
@@ -128,11 +138,12 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
     filesIndexed: r.filesIndexed,
     filesConsidered: r.filesConsidered,
     chunks: r.chunks,
+    total: r.total,
     ...(r.skipped ? { skippedFiles: r.skipped } : {}),
     ...(r.errors.length ? { errors: r.errors.slice(0, 20) } : {}),
     ...(fallback ? { fallback } : {}),
   }
-  return shape(input, ctx, abs, hits, facts)
+  return shape(input, ctx, abs, hits, facts, { ...page, total: r.total })
 }
 
 /**
@@ -180,21 +191,45 @@ async function confirmHits(found: SembleHit[], real: string, ctx: ToolContext): 
   return { hits, dropped: found.length - hits.length }
 }
 
-function shape(input: SemanticInput, ctx: ToolContext, abs: string, hits: Hit[], facts: Record<string, unknown>): ToolOutput {
-  const data = { query: input.query, path: displayPath(ctx.workspace, abs), ...facts, hits: hits.map(({ snippet: _s, moreLines: _m, ...h }) => h) }
+/** Which part of the ranking a call asked for. */
+interface Page {
+  offset: number
+  /** top_k after the clamp. */
+  topK: number
+  /** top_k as asked. */
+  asked: number
+  /** Every hit there is (the built-in ranker knows it). */
+  total?: number
+  /** Whether a page from a ranker without a total may have more after it. */
+  more?: boolean
+}
+
+async function shape(input: SemanticInput, ctx: ToolContext, abs: string, found: Hit[], facts: Record<string, unknown>, page: Page): Promise<ToolOutput> {
   const notes = typeof facts.fallback === 'string' ? [`(${facts.fallback})`] : []
   if (Array.isArray(facts.errors) && facts.errors.length) notes.push(`(${walkErrors(facts.errors)})`)
-  if (hits.length === 0) {
-    return { content: [text([...notes, `No code found for "${input.query}". Try other words or a symbol name, or use content_search for an exact string.`].join('\n'))], data }
-  }
-  const blocks = hits.map((h, i) => {
-    const head = `${i + 1}. ${h.path}:${h.startLine}-${h.endLine}${h.symbol ? `  ${h.symbol}` : ''}  (score ${h.score.toFixed(2)})`
+  if (page.asked > page.topK) notes.push(`(top_k ${num(page.asked)} is more than the most, ${MAX_TOP_K}: showing at most ${MAX_TOP_K}; the next ones are at the offset named below.)`)
+  const blocks = found.map((h, i) => {
+    const head = `${page.offset + i + 1}. ${h.path}:${h.startLine}-${h.endLine}${h.symbol ? `  ${h.symbol}` : ''}  (score ${h.score.toFixed(2)})`
     const body = h.snippet === '' ? '' : `\n${numbered(h.snippet, h.startLine)}`
     const shownTo = h.endLine - (h.moreLines ?? 0)
     const more = h.moreLines ? `\n… ${h.moreLines} more lines; read ${h.path} with offset=${shownTo + 1} for the rest` : ''
     return head + body + more
   })
-  return { content: [text([...notes, ...blocks].join('\n\n'))], data }
+  // Snippets past the result budget wait for the next page.
+  const fit = await recordsWithin(ctx, blocks.map((b) => `${b}\n`))
+  const hits = found.slice(0, fit)
+  const next = page.offset + fit
+  const more = page.total !== undefined ? next < page.total : fit < found.length || page.more === true
+  const data = { query: input.query, path: displayPath(ctx.workspace, abs), ...facts, offset: page.offset, topK: page.topK, truncated: more, hits: hits.map(({ snippet: _s, moreLines: _m, ...h }) => h) }
+  if (hits.length === 0) {
+    const past = page.offset > 0 ? ` (offset ${num(page.offset)} is past the last of ${page.total === undefined ? 'the results' : plural(page.total, 'result')}; continue with offset=0)` : ''
+    return { content: [text([...notes, `No code found for "${input.query}"${past}. Try other words or a symbol name, or use content_search for an exact string.`].join('\n'))], data }
+  }
+  if (more) {
+    const of = page.total !== undefined ? ` of ${num(page.total)}` : ''
+    blocks.splice(fit, blocks.length, `(Showing results ${num(page.offset + 1)}-${num(next)}${of}. Continue with offset=${next} for the next.)`)
+  }
+  return { content: [text([...notes, ...blocks.slice(0, fit + (more ? 1 : 0))].join('\n\n'))], data }
 }
 
 /** The snippet with cat -n line numbers, so the model can cite and read the lines. */

@@ -20,6 +20,8 @@ import { shellTimeoutSecs, startBackground } from '../process/tasks.js'
 import type { SandboxBackend } from '../process/sandbox.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type CallEffect, type ToolContext } from '../tool.js'
+import { fits, headTailWithin, textTokens } from './budget.js'
+import { num, tokensOf } from './common.js'
 
 export interface ShellInput {
   command: string
@@ -327,11 +329,12 @@ async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
       guard = await leaveGitGuard(guarded, listLinks, { shown: (abs) => displayPath(ctx.workspace, abs), lookIn, done: launch.done })
     } else await launch.done().catch(() => {})
   }
+  const fitted = await fitOutput(ctx, r)
   const data = {
     exitCode: r.exitCode,
     signal: r.signal,
-    stdout: r.stdout,
-    stderr: r.stderr,
+    stdout: fitted.stdout,
+    stderr: fitted.stderr,
     stdoutBytes: r.stdoutBytes,
     stderrBytes: r.stderrBytes,
     truncated: r.truncated,
@@ -344,7 +347,7 @@ async function run(input: ShellInput, ctx: ToolContext): Promise<ToolOutput> {
     ...(guard.failed.length > 0 ? { unrestored: guard.failed } : {}),
     ...(guard.waiting ? { gitCheckWaits: true } : {}),
   }
-  let shown = report(r)
+  let shown = report({ ...r, ...fitted })
   if (guard.restored.length > 0) {
     shown += `\n[fsgate put back ${clip(guard.restored.join(', '), 300)}: the command changed them, and they run code later, so commands may not change them]`
   }
@@ -377,6 +380,27 @@ function geminiShellAnswer(out: ToolOutput): ToolOutput {
   // fsgate's own notes (git paths put back, a missing sandbox) stay.
   const notes = (out.content[0] as { text: string }).text.split('\n').filter((l) => l.startsWith('[fsgate') || l.startsWith('[ran without'))
   return { ...out, content: [text([...parts, ...notes].join('\n'))] }
+}
+
+/**
+ * stdout and stderr within the result budget: each keeps its first and last lines, the
+ * middle cut at a line and named, so the model can see it with sed -n or a file Read.
+ * stderr has at least a quarter of the budget, stdout the rest.
+ */
+async function fitOutput(ctx: ToolContext, r: RunResult): Promise<{ stdout: string; stderr: string }> {
+  const budget = textTokens(ctx)
+  if (await fits(ctx, r.stdout + r.stderr, budget)) return { stdout: r.stdout, stderr: r.stderr }
+  const errTokens = r.stderr === '' ? 0 : await tokensOf(ctx, r.stderr)
+  const outTokens = r.stdout === '' ? 0 : await tokensOf(ctx, r.stdout)
+  const errBudget = Math.min(errTokens, Math.max(Math.floor(budget / 4), budget - outTokens))
+  const marker = (stream: string, bytesCut: boolean) => (left: { from: number; to: number; of: number }) =>
+    bytesCut
+      ? `[… ${stream} from line ${num(left.from)} on, to the last ${num(left.of - left.to)} lines, cut to fit the limit of ${num(budget)} tokens (the middle was also past limits.shellOutputBytes); to see it, send the output to a file and read it with offset=${left.from} …]`
+      : `[… ${stream} lines ${num(left.from)}-${num(left.to)} of ${num(left.of)} cut to fit the limit of ${num(budget)} tokens; to see them, send the output to a file and read it with offset=${left.from}, or run it again with | sed -n '${left.from},${left.to}p' …]`
+  const cutBytes = r.truncated
+  const stderr = (await headTailWithin(ctx, r.stderr, errBudget, marker('stderr', cutBytes))).text
+  const stdout = (await headTailWithin(ctx, r.stdout, budget - errBudget, marker('stdout', cutBytes))).text
+  return { stdout, stderr }
 }
 
 /** What the model reads: stdout, then stderr, then how it ended when it did not end well. */

@@ -200,7 +200,7 @@ async function listFolder(given: string, abs: string, ctx: ToolContext): Promise
   const head = `Here are the files and directories up to 2 levels deep in ${shown}, excluding hidden items:`
   // Like every result, the listing fits the token limit: long names leave entries out, visibly.
   const reserve = await tokensOf(ctx, `${head}\n… ${num(total)} more entries not shown; view a folder inside it`)
-  const kept = entries.slice(0, await blocksWithin(ctx, entries, Math.max(0, ctx.limits.readTokens - reserve)))
+  const kept = entries.slice(0, await blocksWithin(ctx, entries, Math.max(0, ctx.limits.resultTokens - reserve)))
   const more = total > kept.length ? `\n… ${num(total - kept.length)} more entries not shown; view a folder inside it` : ''
   const body = kept.length > 0 ? kept.join('\n') : total > 0 ? '' : '(empty)'
   return {

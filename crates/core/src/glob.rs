@@ -24,11 +24,12 @@ pub struct GlobConfig {
     walk: WalkConfig,
     order: GlobOrder,
     limit: usize,
+    offset: usize,
 }
 
 impl Default for GlobConfig {
     fn default() -> GlobConfig {
-        GlobConfig { walk: WalkConfig::default(), order: GlobOrder::Path, limit: 1000 }
+        GlobConfig { walk: WalkConfig::default(), order: GlobOrder::Path, limit: 1000, offset: 0 }
     }
 }
 
@@ -48,6 +49,13 @@ impl GlobConfig {
     /// The most paths returned; the rest are counted. By default, this is 1000.
     pub fn limit(&mut self, limit: usize) -> &mut Self {
         self.limit = limit;
+        self
+    }
+
+    /// Paths skipped before the first returned, in the order of the results. By
+    /// default, this is 0.
+    pub fn offset(&mut self, offset: usize) -> &mut Self {
+        self.offset = offset;
         self
     }
 }
@@ -96,22 +104,30 @@ pub fn glob_files(
                 .collect();
             found.par_sort_unstable_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
             moved.add(listed - found.len());
-            let paths = found.iter().take(config.limit).map(|(_, p, _)| walk::shown(&display_root, p)).collect();
+            let paths = found
+                .iter()
+                .skip(config.offset)
+                .take(config.limit)
+                .map(|(_, p, _)| walk::shown(&display_root, p))
+                .collect();
             (paths, found.len())
         }
         GlobOrder::Path => {
             let mut files: Vec<(Vec<u8>, PathBuf)> = files.into_par_iter().map(|p| (walk::sort_key(&p), p)).collect();
             files.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-            let (mut paths, mut gone, mut looked) = (Vec::new(), 0, 0);
-            while paths.len() < config.limit && looked < files.len() {
-                let end = files.len().min(looked + (config.limit - paths.len()).max(256));
+            // The paths before the offset are looked at too, so that pages line up.
+            let need = config.offset.saturating_add(config.limit);
+            let (mut kept_paths, mut gone, mut looked) = (Vec::new(), 0, 0);
+            while kept_paths.len() < need && looked < files.len() {
+                let end = files.len().min(looked + (need - kept_paths.len()).max(256));
                 let chunk = &files[looked..end];
                 let kept = look_again(chunk, |(_, p)| p, false);
                 gone += chunk.len() - kept.len();
-                let room = config.limit - paths.len();
-                paths.extend(kept.iter().take(room).map(|&(i, _)| walk::shown(&display_root, &chunk[i].1)));
+                let room = need - kept_paths.len();
+                kept_paths.extend(kept.iter().take(room).map(|&(i, _)| &chunk[i].1));
                 looked = end;
             }
+            let paths = kept_paths.iter().skip(config.offset).map(|p| walk::shown(&display_root, p)).collect();
             moved.add(gone);
             (paths, listed - gone)
         }
@@ -249,6 +265,25 @@ mod tests {
         })
         .unwrap();
         assert_eq!((out.paths, out.total), (vec!["a".to_string(), "b".to_string()], 3));
+    }
+
+    #[test]
+    fn pages_by_offset_together_are_the_whole_list() {
+        let names: Vec<String> = (0..23).map(|i| format!("f{i:02}")).collect();
+        let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "")).collect();
+        let dir = tree(&files);
+        for size in [1, 4, 10] {
+            let mut all = Vec::new();
+            for offset in (0..30).step_by(size) {
+                let out = glob(&dir, "*", |c| {
+                    c.limit(size).offset(offset);
+                })
+                .unwrap();
+                assert_eq!(out.total, 23);
+                all.extend(out.paths);
+            }
+            assert_eq!(all, names, "pages of {size}");
+        }
     }
 
     #[test]

@@ -224,6 +224,13 @@ pub struct GrepOutcome {
     pub errors: Vec<String>,
     /// Whether the report stopped at its byte budget ([`GrepConfig::max_output`]) rather than the limit.
     pub budget_reached: bool,
+    /// Lines of each record of the report, in order: a record is one result (a matching
+    /// line with its context and separator, a file, a count). A page ends between records.
+    pub records: Vec<u32>,
+    /// For each record, the index in `files` of the file it shows.
+    pub record_files: Vec<u32>,
+    /// Whether the context of the first match was cut to fit the page.
+    pub context_cut: bool,
 }
 
 /// Searches the files under `base` (a folder, or one file) for `pattern` (Rust regex
@@ -412,6 +419,36 @@ impl FileSink<'_> {
         self.exclude.is_some_and(|m| m.is_match(line).unwrap_or(false))
     }
 
+    /// Whether this file holds all it may: the page's results, or more text than a report
+    /// shows. Later matching lines are counted, not kept.
+    fn saturated(&self) -> bool {
+        self.hits.matches > self.need || self.hits.bytes > self.config.held_budget()
+    }
+
+    /// Counts the matching lines of a match without keeping them (past the page).
+    fn count_only(&mut self, mat: &SinkMatch<'_>) -> bool {
+        self.hits.stopped = true;
+        if self.config.only_matching {
+            let mut parts = 0;
+            let _ = self.matcher.find_iter(mat.bytes(), |m| {
+                parts += !m.is_empty() as u64;
+                true
+            });
+            let room = self.config.max_per_file.map_or(u64::MAX, |max| max.saturating_sub(self.hits.matches));
+            self.hits.matches += parts.min(room);
+            return !self.file_full();
+        }
+        for line in mat.lines() {
+            if self.file_full() {
+                break;
+            }
+            if !self.excluded(line) {
+                self.hits.matches += 1;
+            }
+        }
+        !self.file_full()
+    }
+
     /// Whether this file has given all the matching lines it may (`max_per_file`).
     fn file_full(&self) -> bool {
         self.config.max_per_file.is_some_and(|max| self.hits.matches >= max)
@@ -427,8 +464,14 @@ impl FileSink<'_> {
             true
         });
         for m in parts {
-            if self.hits.matches > self.need || self.file_full() {
+            if self.file_full() {
                 return;
+            }
+            // Past the page the parts are counted, not kept: the total stays exact.
+            if self.saturated() {
+                self.hits.stopped = true;
+                self.hits.matches += 1;
+                continue;
             }
             let number = first + memchr::memchr_iter(b'\n', &bytes[..m.start()]).count() as u64;
             let text = String::from_utf8_lossy(&bytes[m]);
@@ -483,26 +526,27 @@ impl Sink for FileSink<'_> {
             }
             return Ok(true);
         }
+        // Past the page (or past what a report can show) matching lines are counted and
+        // not kept, so that the totals do not depend on the page asked for.
+        if self.hits.stopped || self.saturated() {
+            return Ok(self.count_only(mat));
+        }
         if self.config.only_matching {
             self.push_matches(first, mat.bytes());
         } else {
             for (i, line) in mat.lines().enumerate() {
-                // One multiline match may span millions of lines: stop as soon as the page
-                // is full, or the file's text outgrows what a report can show.
-                if self.hits.matches > self.need || self.hits.bytes > self.config.held_budget() {
+                // One multiline match may span millions of lines: keep none past the page.
+                if self.saturated() {
                     self.hits.stopped = true;
-                    return Ok(false);
                 }
                 if self.excluded(line) || self.file_full() {
                     continue;
                 }
-                self.push(first + i as u64, true, line);
+                if !self.hits.stopped {
+                    self.push(first + i as u64, true, line);
+                }
                 self.hits.matches += 1;
             }
-        }
-        if self.hits.matches > self.need || self.hits.bytes > self.config.held_budget() {
-            self.hits.stopped = true;
-            return Ok(false);
         }
         // A file that gave its most matching lines ends after the context that follows
         // the last, with nothing left out of what was asked for.
@@ -515,9 +559,9 @@ impl Sink for FileSink<'_> {
     }
 
     fn context(&mut self, _: &Searcher, context: &SinkContext<'_>) -> std::result::Result<bool, std::io::Error> {
-        if self.hits.bytes > self.config.held_budget() {
+        if self.hits.stopped || self.hits.bytes > self.config.held_budget() {
             self.hits.stopped = true;
-            return Ok(false);
+            return Ok(!self.cancel.is_cancelled());
         }
         let number = context.line_number().unwrap_or(0);
         if self.trail_until.is_some_and(|until| number > until) {
@@ -644,6 +688,40 @@ fn units(hits: &FileHits) -> u64 {
     }
 }
 
+/// What a page of the report may still take: bytes and, when set, tokens (o200k).
+struct Room {
+    bytes: usize,
+    tokens: Option<usize>,
+}
+
+impl Room {
+    /// The cost of `text` in the units that are limited.
+    fn cost(&self, text: &str) -> usize {
+        if self.tokens.is_some() {
+            count_tokens(text)
+        } else {
+            0
+        }
+    }
+
+    /// Takes `text` (costing `cost`) if it fits; the first record of a page always fits.
+    fn take(&mut self, text: &str, cost: usize, first: bool) -> bool {
+        let fits = text.len() <= self.bytes && self.tokens.is_none_or(|t| cost <= t);
+        if !fits && !first {
+            return false;
+        }
+        self.bytes = self.bytes.saturating_sub(text.len());
+        self.tokens = self.tokens.map(|t| t.saturating_sub(cost));
+        true
+    }
+}
+
+/// Ends a record of the report: its lines and the file it belongs to.
+fn end_record(out: &mut GrepOutcome, lines: usize) {
+    out.records.push(lines as u32);
+    out.record_files.push(out.files.len() as u32);
+}
+
 fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcome {
     let mut out = GrepOutcome {
         matched_files: c.matched_files,
@@ -652,6 +730,7 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
         truncated: c.dropped,
         ..GrepOutcome::default()
     };
+    let mut room = Room { bytes: config.max_output, tokens: config.max_tokens };
     let (offset, limit) = (config.offset as u64, config.limit as u64);
     if config.mode != GrepMode::Content {
         for (i, (path, hits)) in c.files.values().enumerate() {
@@ -664,15 +743,17 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
                 break;
             }
             let shown = walk::shown(display_root, path);
-            match config.mode {
-                GrepMode::Count => {
-                    let _ = writeln!(out.text, "{shown}:{}", hits.matches);
-                }
-                _ => {
-                    out.text.push_str(&shown);
-                    out.text.push('\n');
-                }
+            let row = match config.mode {
+                GrepMode::Count => format!("{shown}:{}\n", hits.matches),
+                _ => format!("{shown}\n"),
+            };
+            if !room.take(&row, room.cost(&row), out.shown == 0) {
+                out.truncated = true;
+                out.budget_reached = true;
+                break;
             }
+            end_record(&mut out, 1);
+            out.text.push_str(&row);
             out.files.push(shown);
             out.counts.push(hits.matches);
             out.shown += 1;
@@ -680,90 +761,66 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
         return out;
     }
     let context = (config.before > 0 || config.after > 0) && !config.only_matching;
-    let mut tokens = 0usize;
     let mut seen = 0u64;
     let mut printed_any = false;
     for (path, hits) in c.files.values() {
         if hits.stopped {
             out.truncated = true;
         }
-        // Which matching lines of this file are shown.
-        let mut show = vec![false; hits.lines.len()];
-        let mut shown_here = 0u64;
-        for (i, line) in hits.lines.iter().enumerate() {
-            if line.is_match {
-                if seen >= offset && seen < offset + limit {
-                    show[i] = true;
-                    shown_here += 1;
-                } else if seen >= offset + limit {
-                    out.truncated = true;
-                }
-                seen += 1;
-            }
-        }
-        if shown_here == 0 {
+        let show = shown_lines(hits, config, offset, limit, &mut seen, &mut out.truncated);
+        let records = records_of(hits, &show, config.after as u64);
+        if records.is_empty() {
             continue;
-        }
-        // Context lines around shown matches, up to a match that is not shown.
-        let is_shown_match: Vec<bool> = show.clone();
-        for (i, line) in hits.lines.iter().enumerate() {
-            if !is_shown_match[i] {
-                continue;
-            }
-            for j in (0..i).rev() {
-                let other = &hits.lines[j];
-                if line.number.abs_diff(other.number) > config.before as u64 || (other.is_match && !is_shown_match[j]) {
-                    break;
-                }
-                show[j] = true;
-            }
-            for (j, other) in hits.lines.iter().enumerate().skip(i + 1) {
-                if other.number.abs_diff(line.number) > config.after as u64 || (other.is_match && !is_shown_match[j]) {
-                    break;
-                }
-                show[j] = true;
-            }
         }
         let shown = walk::shown(display_root, path);
         let mut last: Option<u64> = None;
         let mut rendered = 0u64;
         let mut full = false;
-        for (i, line) in hits.lines.iter().enumerate() {
-            if !show[i] {
-                continue;
-            }
-            // Past the byte budget the report ends before the next match.
-            if line.is_match && out.text.len() > config.max_output {
+        for record in records {
+            let rows: Vec<String> = record
+                .iter()
+                .map(|&i| {
+                    let line = &hits.lines[i];
+                    let gap = last.is_none_or(|n| line.number != n + 1);
+                    last = Some(line.number);
+                    let sep = if line.is_match { ':' } else { '-' };
+                    let mut row = String::new();
+                    if context && (printed_any || rendered > 0) && gap {
+                        row.push_str("--\n");
+                    }
+                    if config.line_numbers {
+                        let _ = writeln!(row, "{shown}{sep}{}{sep}{}", line.number, line.text);
+                    } else {
+                        let _ = writeln!(row, "{shown}{sep}{}", line.text);
+                    }
+                    row
+                })
+                .collect();
+            let text: String = rows.concat();
+            let first = out.shown == 0 && rendered == 0;
+            let cost = room.cost(&text);
+            let fits = text.len() <= room.bytes && room.tokens.is_none_or(|t| cost <= t);
+            let (rows, kept) = if fits || !first {
+                (rows, record.clone())
+            } else {
+                // A match whose context alone passes the page: the context nearest it.
+                out.context_cut = true;
+                nearest_rows(hits, &record, rows, &room)
+            };
+            let text: String = rows.concat();
+            let cost = room.cost(&text);
+            if !room.take(&text, cost, first) {
                 full = true;
                 break;
             }
-            let gap = last.is_none_or(|n| line.number != n + 1);
-            let sep = if line.is_match { ':' } else { '-' };
-            let mut row = String::new();
-            if context && printed_any && gap {
-                row.push_str("--\n");
-            }
-            if config.line_numbers {
-                let _ = writeln!(row, "{shown}{sep}{}{sep}{}", line.number, line.text);
-            } else {
-                let _ = writeln!(row, "{shown}{sep}{}", line.text);
-            }
-            // Past the token budget too: counted a line at a time (a token never spans a newline here).
-            if let Some(max) = config.max_tokens {
-                let cost = count_tokens(&row);
-                if line.is_match && tokens + cost > max {
-                    full = true;
-                    break;
-                }
-                tokens += cost;
-            }
-            out.text.push_str(&row);
-            out.cut_lines += line.cut as usize;
-            rendered += line.is_match as u64;
-            last = Some(line.number);
-            printed_any = true;
+            let separators = text.lines().count() - kept.len();
+            end_record(&mut out, kept.len() + separators);
+            out.text.push_str(&text);
+            out.cut_lines += kept.iter().filter(|&&i| hits.lines[i].cut).count();
+            rendered += 1;
         }
         if rendered > 0 {
+            printed_any = true;
             out.files.push(shown);
             out.counts.push(rendered);
             out.shown += rendered as usize;
@@ -775,6 +832,112 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
         }
     }
     out
+}
+
+/// Which lines of a file are shown: the matching lines of the page, with their context
+/// up to a matching line that is not shown.
+fn shown_lines(
+    hits: &FileHits,
+    config: &GrepConfig,
+    offset: u64,
+    limit: u64,
+    seen: &mut u64,
+    truncated: &mut bool,
+) -> Vec<bool> {
+    let mut show = vec![false; hits.lines.len()];
+    for (i, line) in hits.lines.iter().enumerate() {
+        if line.is_match {
+            if *seen >= offset && *seen < offset + limit {
+                show[i] = true;
+            } else if *seen >= offset + limit {
+                *truncated = true;
+            }
+            *seen += 1;
+        }
+    }
+    let is_shown_match = show.clone();
+    for (i, line) in hits.lines.iter().enumerate() {
+        if !is_shown_match[i] {
+            continue;
+        }
+        for j in (0..i).rev() {
+            let other = &hits.lines[j];
+            if line.number.abs_diff(other.number) > config.before as u64 || (other.is_match && !is_shown_match[j]) {
+                break;
+            }
+            show[j] = true;
+        }
+        for (j, other) in hits.lines.iter().enumerate().skip(i + 1) {
+            if other.number.abs_diff(line.number) > config.after as u64 || (other.is_match && !is_shown_match[j]) {
+                break;
+            }
+            show[j] = true;
+        }
+    }
+    show
+}
+
+/// The shown lines grouped in records, one per matching line: the context before it
+/// (since the record before), the line, and the context after it. A page ends between
+/// records, never inside one.
+fn records_of(hits: &FileHits, show: &[bool], after: u64) -> Vec<Vec<usize>> {
+    let mut records: Vec<Vec<usize>> = Vec::new();
+    let mut pending: Vec<usize> = Vec::new();
+    let mut last_match: Option<u64> = None;
+    for (i, line) in hits.lines.iter().enumerate() {
+        if !show[i] {
+            continue;
+        }
+        if line.is_match {
+            pending.push(i);
+            records.push(std::mem::take(&mut pending));
+            last_match = Some(line.number);
+        } else if pending.is_empty() && last_match.is_some_and(|m| line.number <= m + after) {
+            records.last_mut().expect("a match came before").push(i);
+        } else {
+            pending.push(i);
+        }
+    }
+    if let Some(last) = records.last_mut() {
+        last.append(&mut pending);
+    }
+    records
+}
+
+/// The rows of a record nearest its matching line that fit the room (the line itself
+/// always): for a match whose context alone would pass a page.
+fn nearest_rows(hits: &FileHits, record: &[usize], rows: Vec<String>, room: &Room) -> (Vec<String>, Vec<usize>) {
+    let at = record.iter().position(|&i| hits.lines[i].is_match).unwrap_or(0);
+    let costs: Vec<usize> = rows.iter().map(|r| room.cost(r)).collect();
+    let fits = |used: (usize, usize), i: usize| {
+        used.0 + rows[i].len() <= room.bytes && room.tokens.is_none_or(|t| used.1 + costs[i] <= t)
+    };
+    let (mut lo, mut hi) = (at, at);
+    let mut used = (rows[at].len(), costs[at]);
+    loop {
+        let mut grew = false;
+        if hi + 1 < rows.len() && fits(used, hi + 1) {
+            hi += 1;
+            used = (used.0 + rows[hi].len(), used.1 + costs[hi]);
+            grew = true;
+        }
+        if lo > 0 && fits(used, lo - 1) {
+            lo -= 1;
+            used = (used.0 + rows[lo].len(), used.1 + costs[lo]);
+            grew = true;
+        }
+        if !grew {
+            break;
+        }
+    }
+    // The first row kept never starts with a separator: it opens the page.
+    let mut kept: Vec<String> = rows[lo..=hi].to_vec();
+    if let Some(first) = kept.first_mut() {
+        if let Some(rest) = first.strip_prefix("--\n") {
+            *first = rest.to_string();
+        }
+    }
+    (kept, record[lo..=hi].to_vec())
 }
 
 #[cfg(test)]
@@ -1025,7 +1188,7 @@ mod tests {
     }
 
     #[test]
-    fn a_multiline_match_over_many_lines_stops_at_the_limit() {
+    fn a_multiline_match_over_many_lines_is_counted_whole_and_kept_to_the_page() {
         let text = "x\n".repeat(100_000);
         let dir = tree(&[("a.txt", &text)]);
         let out = run(&dir, "(?s)x.*", |c| {
@@ -1033,7 +1196,73 @@ mod tests {
         })
         .unwrap();
         assert_eq!((out.shown, out.truncated), (5, true));
-        assert!(out.matches <= 6, "collection stopped at the page, not after {} lines", out.matches);
+        assert_eq!(out.matches, 100_000, "every line is counted, none kept past the page");
+    }
+
+    #[test]
+    fn totals_do_not_depend_on_the_page() {
+        let text: String = (0..50).map(|i| format!("hit {i}\nmiss\n")).collect();
+        let dir = tree(&[("a.txt", &text), ("b.txt", &text), ("c/d.txt", "hit\n")]);
+        for mode in [GrepMode::Content, GrepMode::Count] {
+            for (limit, offset) in [(1, 0), (3, 7), (40, 60), (1000, 0), (5, 500)] {
+                let out = run(&dir, "hit", |c| {
+                    c.mode(mode).limit(limit).offset(offset).after(1);
+                })
+                .unwrap();
+                assert_eq!((out.matches, out.matched_files), (101, 3), "{mode:?} limit {limit} offset {offset}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_page_ends_between_records_of_a_match_and_its_context() {
+        let text: String = (0..200).map(|i| format!("hit {i} {}\nctx {i}\nctx\n", "w ".repeat(20))).collect();
+        let dir = tree(&[("a.txt", &text)]);
+        let out = run(&dir, "hit", |c| {
+            c.before(1).after(2).max_tokens(Some(500));
+        })
+        .unwrap();
+        assert!(out.truncated && out.budget_reached);
+        assert!(count_tokens(&out.text) <= 500, "{}", count_tokens(&out.text));
+        assert_eq!(out.records.len(), out.shown);
+        assert_eq!(out.records.iter().sum::<u32>() as usize, out.text.lines().count());
+        // The page ends with the whole context of its last match.
+        let last = out.text.lines().last().unwrap();
+        assert!(last.starts_with("a.txt-") && last.ends_with("-ctx"), "{}", out.text);
+        assert!(out.text.lines().filter(|l| l.starts_with("a.txt:")).count() == out.shown);
+        assert!(!out.context_cut);
+    }
+
+    #[test]
+    fn a_first_record_past_the_page_keeps_its_match_and_the_nearest_context() {
+        let text: String = (0..400).map(|i| format!("line {i} {}\n", "w ".repeat(30))).collect::<String>() + "hit\n";
+        let dir = tree(&[("a.txt", &text)]);
+        let out = run(&dir, "^hit", |c| {
+            c.before(400).max_tokens(Some(300));
+        })
+        .unwrap();
+        assert!(out.context_cut);
+        assert_eq!(out.shown, 1);
+        assert!(count_tokens(&out.text) <= 300);
+        assert_eq!(out.text.lines().last(), Some("a.txt:401:hit"));
+        assert!(out.text.lines().count() > 2);
+    }
+
+    #[test]
+    fn count_and_files_pages_stop_at_the_token_budget() {
+        let files: Vec<(String, String)> =
+            (0..300).map(|i| (format!("{}{i:03}.txt", "long-name-".repeat(5)), "hit\n".to_string())).collect();
+        let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let dir = tree(&refs);
+        for mode in [GrepMode::Files, GrepMode::Count] {
+            let out = run(&dir, "hit", |c| {
+                c.mode(mode).max_tokens(Some(1000));
+            })
+            .unwrap();
+            assert!(out.budget_reached && out.shown < 300 && out.shown > 10, "{mode:?} {}", out.shown);
+            assert!(count_tokens(&out.text) <= 1000);
+            assert_eq!(out.records.len(), out.shown);
+        }
     }
 
     #[test]

@@ -44,6 +44,8 @@ const TEST_DAMP: f64 = 0.5;
 const GENERATED_DAMP: f64 = 0.3;
 const SAME_FILE_DAMP: f64 = 0.8;
 const MAX_TOP_K: usize = 25;
+/// The deepest a call may page into the ranking.
+const MAX_OFFSET: usize = 1000;
 const MAX_TERM_BYTES: usize = 64;
 const LONG_LINE_CHARS: usize = 500;
 const CHUNK_SPLIT_LINES: usize = 8;
@@ -75,13 +77,14 @@ pub struct RankFile {
 #[derive(Clone, Debug)]
 pub struct RankConfig {
     top_k: usize,
+    offset: usize,
     max_file_bytes: u64,
     snippet_lines: usize,
 }
 
 impl Default for RankConfig {
     fn default() -> RankConfig {
-        RankConfig { top_k: 8, max_file_bytes: 1 << 20, snippet_lines: 40 }
+        RankConfig { top_k: 8, offset: 0, max_file_bytes: 1 << 20, snippet_lines: 40 }
     }
 }
 
@@ -89,6 +92,13 @@ impl RankConfig {
     /// How many hits to return, clamped to 1–25. By default, this is 8.
     pub fn top_k(&mut self, k: usize) -> &mut Self {
         self.top_k = k.clamp(1, MAX_TOP_K);
+        self
+    }
+
+    /// Hits skipped before the first returned, in rank order, to page through the results.
+    /// At most 1,000. By default, this is 0.
+    pub fn offset(&mut self, offset: usize) -> &mut Self {
+        self.offset = offset.min(MAX_OFFSET);
         self
     }
 
@@ -138,6 +148,8 @@ pub struct RankOutcome {
     pub files_considered: usize,
     /// Chunks scored.
     pub chunks: usize,
+    /// Chunks the query matched (a score above zero): the hits there are in all pages.
+    pub total: usize,
     /// Files offered but not searched: unreadable, binary, or over the size limit.
     pub skipped: usize,
     /// Folders and files the walk of [`rank_folder`] could not read, as messages.
@@ -378,7 +390,8 @@ pub fn rank(
 
     let mut rescored = false;
     let (picks, texts) = loop {
-        let scored = score(&mut index.lock(), files, &offered, &query, config.top_k, cancel)?;
+        let scored = score(&mut index.lock(), files, &offered, &query, config.offset, config.top_k, cancel)?;
+        out.total = scored.total;
         out.files_considered = scored.considered;
         out.chunks = scored.chunks;
         out.skipped = too_large + offered.len() - scored.considered;
@@ -431,6 +444,8 @@ pub fn rank(
 
 struct Scored {
     picks: Vec<Pick>,
+    /// Chunks with a score above zero: every hit the query has.
+    total: usize,
     considered: usize,
     chunks: usize,
 }
@@ -449,6 +464,7 @@ fn score(
     files: &[RankFile],
     offered: &[usize],
     query: &Query,
+    offset: usize,
     top_k: usize,
     cancel: &Cancel,
 ) -> Result<Scored> {
@@ -515,7 +531,7 @@ fn score(
     let mut taken = vec![false; cands.len()];
     let mut per_file: FxHashMap<usize, i32> = FxHashMap::default();
     let mut chosen: Vec<(f64, usize)> = Vec::new();
-    while chosen.len() < top_k {
+    while chosen.len() < offset + top_k {
         let mut best: Option<(f64, usize)> = None;
         for (j, &(raw, l, _)) in cands.iter().enumerate() {
             if best.is_some_and(|(b, _)| raw <= b) {
@@ -532,8 +548,10 @@ fn score(
         chosen.push((eff, j));
     }
     chosen.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| key(&cands[a.1]).cmp(&key(&cands[b.1]))));
+    // A later page is the same ranking, past the hits of the pages before it.
     let picks = chosen
         .into_iter()
+        .skip(offset)
         .map(|(score, j)| {
             let (_, l, c) = cands[j];
             let (file, entry) = live[l];
@@ -542,7 +560,7 @@ fn score(
             Pick { file, start: chunk.start, end: chunk.end, symbol, score, hash: entry.hash }
         })
         .collect();
-    Ok(Scored { picks, considered: live.len(), chunks: n })
+    Ok(Scored { picks, total: cands.len(), considered: live.len(), chunks: n })
 }
 
 /// The boost for a file whose name holds query terms, times the damping of tests and
@@ -1263,6 +1281,33 @@ mod tests {
         found.sort();
         assert_eq!(found, ["bad.rs", "ok.rs"], "invalid UTF-8 is decoded lossily");
         assert_eq!((out.skipped, out.files_considered), (3, 2));
+    }
+
+    #[test]
+    fn pages_by_offset_are_the_ranking_in_order_with_its_total() {
+        let dir = tmp();
+        let names: Vec<String> = (0..40).map(|i| format!("f{i:02}.rs")).collect();
+        for (i, name) in names.iter().enumerate() {
+            put(&dir, name, &format!("fn handler{i}() {{\n    serve();\n{}}}\n", "    serve();\n".repeat(i % 5)));
+        }
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let files = offer(&dir, &names);
+        let index = CodeIndex::default();
+        let whole = search(&index, &files, "serve", RankConfig::default().top_k(25));
+        assert_eq!(whole.total, 40);
+        let mut config = RankConfig::default();
+        for size in [1, 3, 8] {
+            let mut pages: Vec<String> = Vec::new();
+            let mut offset = 0;
+            while offset < 40 {
+                let out = search(&index, &files, "serve", config.top_k(size).offset(offset));
+                assert_eq!(out.total, 40);
+                pages.extend(out.hits.iter().map(|h| h.shown.clone()));
+                offset += size;
+            }
+            assert_eq!(pages.len(), 40, "pages of {size}");
+            assert_eq!(pages[..25], shown(&whole)[..], "pages of {size}");
+        }
     }
 
     #[test]

@@ -49,6 +49,8 @@ pub struct GlobOptions {
     pub newest_first: Option<bool>,
     /// Most paths returned. @default 1000
     pub limit: Option<u32>,
+    /// Paths skipped before the first returned. @default 0
+    pub offset: Option<u32>,
 }
 
 /// Files a glob matched.
@@ -128,6 +130,12 @@ pub struct GrepResult {
     pub binary_files: u32,
     /// Files or folders that could not be read.
     pub errors: Vec<String>,
+    /// Lines of each record of the report (a result with its context): pages end between records.
+    pub records: Vec<u32>,
+    /// For each record, the index of its file among the files shown.
+    pub record_files: Vec<u32>,
+    /// Whether the first match's context was cut to fit the page.
+    pub context_cut: bool,
 }
 
 impl From<core::GrepOutcome> for GrepResult {
@@ -144,6 +152,9 @@ impl From<core::GrepOutcome> for GrepResult {
             cut_lines: o.cut_lines as u32,
             binary_files: o.binary_files as u32,
             errors: o.errors,
+            records: o.records,
+            record_files: o.record_files,
+            context_cut: o.context_cut,
         }
     }
 }
@@ -162,7 +173,7 @@ impl Workspace {
         } else {
             core::GlobOrder::Path
         });
-        config.limit(options.limit.unwrap_or(1000) as usize);
+        config.limit(options.limit.unwrap_or(1000) as usize).offset(options.offset.unwrap_or(0) as usize);
         let (base, display_root, pattern) =
             (PathBuf::from(options.path), PathBuf::from(options.display_root), options.pattern);
         run_on_search_pool(completer, id, AnyReply::Glob, move || {
@@ -216,6 +227,8 @@ pub struct RankOptions {
     pub query: String,
     /// Most snippets (at most 25). @default 8
     pub top_k: Option<u32>,
+    /// Snippets skipped first, in rank order (at most 1,000). @default 0
+    pub offset: Option<u32>,
 }
 
 /// One ranked snippet.
@@ -248,6 +261,8 @@ pub struct RankResult {
     pub files_considered: u32,
     /// Chunks scored.
     pub chunks: u32,
+    /// Chunks the query matched: the hits there are in all pages.
+    pub total: u32,
     /// Files not searched: unreadable, binary, or over 1 MiB.
     pub skipped: u32,
     /// Folders and files that could not be read.
@@ -273,6 +288,7 @@ impl From<core::RankOutcome> for RankResult {
             files_indexed: o.files_indexed as u32,
             files_considered: o.files_considered as u32,
             chunks: o.chunks as u32,
+            total: o.total as u32,
             skipped: o.skipped as u32,
             errors: o.errors,
         }
@@ -289,7 +305,7 @@ impl Workspace {
         let index = self.code_index.clone();
         let cancel = cancel_of(cancel);
         let mut config = core::RankConfig::default();
-        config.top_k(options.top_k.unwrap_or(8) as usize);
+        config.top_k(options.top_k.unwrap_or(8) as usize).offset(options.offset.unwrap_or(0) as usize);
         let (base, display_root, query) =
             (PathBuf::from(options.path), PathBuf::from(options.display_root), options.query);
         run_on_search_pool(completer, id, AnyReply::Rank, move || {
