@@ -201,7 +201,7 @@ describe('list_directory pages', () => {
 })
 
 describe('semantic_code_search pages', () => {
-  const hitsOf = (r: ToolResult) => (r.data?.hits as Array<{ path: string; startLine: number }>).map((h) => `${h.path}:${h.startLine}`)
+  const hitsOf = (r: ToolResult) => ((r.data?.hits ?? []) as Array<{ path: string; startLine: number }>).map((h) => `${h.path}:${h.startLine}`)
 
   it('top_k pages of 1, 3 and 8 together are the first 25 hits', async () => {
     const s = session('revka')
