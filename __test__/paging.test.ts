@@ -178,6 +178,15 @@ describe('glob pages', () => {
   })
 })
 
+describe('offsets past every result', () => {
+  it('an offset of 2^32 (past what the engine counts) is past the last, not the first page again', async () => {
+    const s = session('revka')
+    expect(ok(await s.call('glob_search', { pattern: '**/*', offset: 2 ** 32 }))).toMatch(/^offset 4,294,967,295 is past the last of the 90 files matching \*\*\/\*; continue with offset=0\.$/)
+    expect(ok(await s.call('content_search', { pattern: 'needle', offset: 2 ** 32 }))).toMatch(/but offset 4,294,967,295 is past the last; continue with offset=0\)/)
+    expect(ok(await s.call('list_directory', { offset: 2 ** 32 }))).toMatch(/offset 4,294,967,296 is past the last of the \d+ entries/)
+  })
+})
+
 describe('list_directory pages', () => {
   it('a tree three deep, in pages of 1, 6 and 33, is the whole tree', async () => {
     const whole = body(ok(await session('revka', ALL).call('list_directory', { depth: 3 })))
@@ -201,7 +210,7 @@ describe('list_directory pages', () => {
 })
 
 describe('semantic_code_search pages', () => {
-  const hitsOf = (r: ToolResult) => (r.data?.hits as Array<{ path: string; startLine: number }>).map((h) => `${h.path}:${h.startLine}`)
+  const hitsOf = (r: ToolResult) => ((r.data?.hits ?? []) as Array<{ path: string; startLine: number }>).map((h) => `${h.path}:${h.startLine}`)
 
   it('top_k pages of 1, 3 and 8 together are the first 25 hits', async () => {
     const s = session('revka')

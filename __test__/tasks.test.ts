@@ -118,7 +118,7 @@ describe('starting in the background', () => {
   })
 
   it('holds the page to the token limit, with a continuation', async () => {
-    const { session } = claude({ readTokens: 2000 })
+    const { session } = claude({ resultTokens: 3000 })
     const { id, path: out } = started(await session.call('Bash', { command: 'for i in $(seq 1 400); do echo "word $i and some more words to count"; done', run_in_background: true }))
     await session.call('TaskOutput', { task_id: id })
     const page = ok(await session.call('Read', { file_path: out }))

@@ -101,7 +101,7 @@ describe('str_replace_based_edit_tool', () => {
   })
 
   it('view: a folder listing fits the token limit like every result, and says what it left out', async () => {
-    const { dir, session } = setUp({ preset: 'claude-code', limits: { readTokens: 400 } })
+    const { dir, session } = setUp({ preset: 'claude-code', limits: { resultTokens: 400 } })
     for (let i = 0; i < 60; i++) put(dir, `many/${'a_rather_long_component_file_name_'.repeat(2)}${i}.tsx`, '')
     const listing = await one(session, { command: 'view', path: 'many' })
     expect(listing.error).toBe(false)

@@ -65,6 +65,9 @@ export async function blocksWithin(ctx: ToolContext, blocks: readonly string[], 
   return mostWithin(blocks.length, (k) => tokensOf(ctx, joined(k)), max)
 }
 
+/** The largest offset the engine takes (a u32); any offset past it is past every result. */
+export const MAX_OFFSET = 2 ** 32 - 1
+
 /** Tokens kept, out of a result's budget, for the notes around a page (counts, where to go on). */
 export const NOTE_TOKENS = 1_000
 

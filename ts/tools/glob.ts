@@ -15,7 +15,7 @@ import { text, type ToolOutput } from '../result.js'
 import { explainSearchError, givenPath, plural, searchBase, splitAbsoluteGlob, walkErrors, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { DEFAULT_LIMITS } from '../limits.js'
-import { num, recordsWithin } from './common.js'
+import { MAX_OFFSET, num, recordsWithin } from './common.js'
 
 export interface GlobInput extends WalkInput {
   pattern: string
@@ -114,7 +114,7 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
   const abs = searchBase(ctx, given)
   const newest = ctx.dialect === 'claude' || ctx.dialect === 'gemini'
   const limit = newest && ctx.limits.globResults === DEFAULT_LIMITS.globResults ? CLAUDE_GLOB_RESULTS : ctx.limits.globResults
-  const offset = input.offset ?? 0
+  const offset = Math.min(input.offset ?? 0, MAX_OFFSET)
   const r = await callNative<NativeGlobResult>(
     (id, cancel) =>
       ctx.fs.glob(completer, id, { path: abs, displayRoot: ctx.workspace, pattern, walk: walkOptions(input), newestFirst: newest, limit, offset }, cancel),

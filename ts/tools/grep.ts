@@ -11,7 +11,7 @@ import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
 import { explainSearchError, givenPath, plural, searchBase, splitGlobs, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { num, pageTokens, recordsWithin } from './common.js'
+import { MAX_OFFSET, num, pageTokens, recordsWithin } from './common.js'
 
 export type OutputMode = 'content' | 'files_with_matches' | 'count'
 
@@ -210,7 +210,7 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
   const given = givenPath(input.path)
   const abs = searchBase(ctx, given)
   const limit = Math.min(input.max_results ?? input.default_results ?? ctx.limits.searchResults, ctx.limits.searchResults)
-  const offset = input.offset ?? 0
+  const offset = Math.min(input.offset ?? 0, MAX_OFFSET)
   // A call that sets no count gets a page well below the result budget.
   const budget = input.max_results === undefined ? Math.min(ctx.limits.searchPageTokens, ctx.limits.resultTokens) : ctx.limits.resultTokens
   const found = await callNative<NativeGrepResult>(

@@ -16,7 +16,7 @@ import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
 import { explainSearchError, givenPath, plural, searchBase, walkErrors, walkFields, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { num, recordsWithin } from './common.js'
+import { MAX_OFFSET, num, recordsWithin } from './common.js'
 
 export interface ListInput extends WalkInput {
   /** The folder (or file), relative to the workspace or absolute; default the workspace. */
@@ -128,7 +128,7 @@ export async function listing(ctx: ToolContext, abs: string, input: ListInput, d
             globs: input.ignore?.filter((g) => g.trim() !== '').map((g) => `!${g.trim()}`),
           },
           depth,
-          offset: input.offset ?? 0,
+          offset: Math.min(input.offset ?? 0, MAX_OFFSET),
           limit,
           dirsFirst: input.dirs_first ?? false,
         },

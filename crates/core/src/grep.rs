@@ -813,6 +813,8 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
                 full = true;
                 break;
             }
+            // After a record cut short, the next one starts after its last line kept.
+            last = kept.last().map(|&i| hits.lines[i].number);
             let separators = text.lines().count() - kept.len();
             end_record(&mut out, kept.len() + separators);
             out.text.push_str(&text);
