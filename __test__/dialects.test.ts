@@ -202,7 +202,10 @@ describe('the gemini dialect', () => {
     // both: rg 13 and 14 combine them differently).
     const { dir, session } = workspace({ preset: 'gemini-cli' })
     let seed = 7
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed / 2147483648
+    }
     const expected = (args: string[]) => {
       const run = spawnSync('rg', ['--json', '--sort', 'path', ...args, 'hit', 'a.txt', 'b.txt'], { cwd: dir })
       const out: string[] = []
@@ -223,6 +226,26 @@ describe('the gemini dialect', () => {
         .filter((l) => /^(L\d+[:-] |File: )/.test(l))
       expect(got, JSON.stringify(input)).toEqual(expected(args))
     }
+  })
+
+  it('glob, grep_search and list_directory respect .geminiignore as gemini-cli does, unless told not to', async () => {
+    const { dir, session } = workspace({ preset: 'gemini-cli' })
+    put(dir, '.geminiignore', 'secret.txt\nprivate/\n')
+    for (const f of ['open.txt', 'secret.txt', 'private/p.txt', 'sub/secret.txt']) put(dir, f, 'needle\n')
+    const globbed = (await session.call('glob', { pattern: '**/*.txt' })).data as { files: string[] }
+    expect(globbed.files.map((f) => path.relative(dir, path.resolve(dir, f))).sort()).toEqual(['open.txt'])
+    const kept = (await session.call('glob', { pattern: '**/*.txt', respect_gemini_ignore: false })).data as { files: string[] }
+    expect(kept.files).toHaveLength(4)
+    expect(ok(await session.call('grep_search', { pattern: 'needle', names_only: true }))).toBe('Found 1 files with matches for pattern "needle" in path ".":\nopen.txt')
+    expect(ok(await session.call('grep_search', { pattern: 'needle', names_only: true, no_ignore: true }))).toMatch(/^Found 4 files/)
+    const listed = ok(await session.call('list_directory', { dir_path: '.' }))
+    expect(listed).not.toMatch(/secret\.txt|private/)
+    const all = ok(await session.call('list_directory', { dir_path: '.', file_filtering_options: { respect_gemini_ignore: false } }))
+    expect(all).toMatch(/secret\.txt/)
+    expect(all).toMatch(/private/)
+    // The other dialects do not read it.
+    const revka = workspace({}, dir)
+    expect(((await revka.session.call('glob_search', { pattern: '**/*.txt' })).data as { files: string[] }).files).toHaveLength(4)
   })
 
   it('run_shell_command answers Output:/Exit Code:, runs in dir_path, and starts background commands', async () => {

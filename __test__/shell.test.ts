@@ -296,7 +296,11 @@ describe('approval', () => {
   it("the model's description of a command reaches onApproval (Claude's Bash, gemini's run_shell_command), and the phrase's data without a handler", async () => {
     for (const [preset, tool] of [['claude-code', 'Bash'], ['gemini-cli', 'run_shell_command']] as const) {
       const asked: Array<{ description?: string }> = []
-      const { session } = workspace({ preset, policy: { autonomy: 'supervised', sandbox: 'none' }, onApproval: (req) => (asked.push(req), false) })
+      const onApproval = (req: { description?: string }) => {
+        asked.push(req)
+        return false
+      }
+      const { session } = workspace({ preset, policy: { autonomy: 'supervised', sandbox: 'none' }, onApproval })
       fails(await session.call(tool, { command: 'rm -f gone.txt', description: 'Delete the stale marker file' }), 'APPROVAL_REQUIRED')
       expect(asked, preset).toEqual([expect.objectContaining({ tool, command: 'rm -f gone.txt', description: 'Delete the stale marker file' })])
       // None given: none passed.

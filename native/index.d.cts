@@ -947,6 +947,8 @@ export interface WalkOptions {
   globs?: Array<string>
   /** One of ripgrep's file types (`rust`, `ts`, `py`, …). */
   fileType?: string
+  /** Names of more ignore files read like `.gitignore` (gemini-cli's `.geminiignore`). @default [] */
+  ignoreFiles?: Array<string>
 }
 
 /** Options of [`Workspace::write`] and [`Workspace::remove`]. */

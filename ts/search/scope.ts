@@ -21,10 +21,15 @@ export const walkFields = {
 export interface WalkInput {
   include_hidden?: boolean
   include_ignored?: boolean
+  /** More ignore files read like .gitignore (the gemini dialect's .geminiignore); set by a dialect, not by the model. */
+  ignore_files?: string[]
 }
 
+/** The ignore file gemini-cli reads beside .gitignore, for the gemini dialect's walks. */
+export const GEMINI_IGNORE = ['.geminiignore']
+
 export function walkOptions(input: WalkInput, globs?: string[], fileType?: string): NativeWalkOptions {
-  return { includeHidden: input.include_hidden ?? false, includeIgnored: input.include_ignored ?? false, globs, fileType }
+  return { includeHidden: input.include_hidden ?? false, includeIgnored: input.include_ignored ?? false, globs, fileType, ignoreFiles: input.ignore_files }
 }
 
 /** `path` as given, or undefined when absent — also for the "undefined" and "null" models sometimes send. */

@@ -12,7 +12,7 @@ import { clip, InvalidInputError } from '../errors.js'
 import { callNative, completer, type NativeGlobResult } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
-import { explainSearchError, givenPath, plural, searchBase, splitAbsoluteGlob, walkErrors, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
+import { explainSearchError, GEMINI_IGNORE, givenPath, plural, searchBase, splitAbsoluteGlob, walkErrors, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { DEFAULT_LIMITS } from '../limits.js'
 import { MAX_OFFSET, num, recordsWithin } from './common.js'
@@ -74,19 +74,20 @@ export const globTool = defineTool<GlobInput>({
       name: 'glob',
       description: `Finds files matching a glob pattern (e.g. "src/**/*.ts", "**/*.md"), returning absolute paths, the most recently modified first. Fast in any size of tree.
 - A pattern without "/" matches file names at any depth. Matching ignores case unless case_sensitive is true.
-- Files that .gitignore rules leave out, and hidden files, are skipped; set respect_git_ignore to false to include ignored ones.
+- Files that .gitignore or .geminiignore rules leave out, and hidden files, are skipped; set respect_git_ignore to false to include ignored ones.
 - To search file contents, use grep_search instead.`,
       schema: z.strictObject({
         pattern: z.string().min(1).describe("The glob pattern to match against (e.g. '**/*.py', 'docs/*.md')."),
         dir_path: z.string().describe('The directory to search within, relative to the workspace or absolute. Default: the workspace root.').optional(),
         case_sensitive: z.boolean().describe('Whether matching is case-sensitive. Defaults to false.').optional(),
         respect_git_ignore: z.boolean().describe('Whether to respect .gitignore patterns. Defaults to true.').optional(),
-        respect_gemini_ignore: z.boolean().describe('Whether to respect .geminiignore patterns. Defaults to true (fsgate reads .gitignore, .ignore and .rgignore).').optional(),
+        respect_gemini_ignore: z.boolean().describe('Whether to respect .geminiignore patterns. Defaults to true (respect_git_ignore false sets aside every ignore file, .geminiignore too).').optional(),
       }),
       toCanonical: (i) => ({
         pattern: i.case_sensitive === true ? (i.pattern as string) : anyCase(i.pattern as string),
         path: i.dir_path as string | undefined,
         include_ignored: i.respect_git_ignore === false,
+        ignore_files: i.respect_gemini_ignore === false ? undefined : GEMINI_IGNORE,
       }),
       present: geminiAnswer,
     },

@@ -9,7 +9,7 @@ import { clip, FsgateError, InvalidInputError } from '../errors.js'
 import { callNative, completer, type NativeGrepResult } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
-import { explainSearchError, givenPath, plural, searchBase, splitGlobs, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
+import { explainSearchError, GEMINI_IGNORE, givenPath, plural, searchBase, splitGlobs, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { MAX_OFFSET, num, pageTokens, recordsWithin } from './common.js'
 
@@ -162,7 +162,7 @@ export const grepTool = defineTool<GrepInput>({
       name: 'grep_search',
       description: `Searches for a regular expression within file contents, fast (ripgrep's engine, built in); preferred over grep in a shell. At most 100 matches unless total_max_matches says more.
 - Rust regex syntax; use \\b for whole symbols (e.g. "\\bparseArgs\\b"), or fixed_strings for literal text.
-- Filter files with include_pattern (e.g. "*.ts", "src/**"); files .gitignore leaves out are skipped unless no_ignore.
+- Filter files with include_pattern (e.g. "*.ts", "src/**"); files .gitignore or .geminiignore leave out are skipped unless no_ignore.
 - Results are grouped by file, with line numbers; names_only lists just the files.`,
       schema: z.strictObject({
         pattern: z.string().min(1).describe("The pattern to search for: a Rust-flavored regular expression, or literal text with fixed_strings (e.g. 'function\\s+myFunction')."),
@@ -198,6 +198,7 @@ export const grepTool = defineTool<GrepInput>({
           default_results: 100,
           offset: i.offset,
           include_ignored: i.no_ignore === true,
+          ignore_files: GEMINI_IGNORE,
         } as GrepInput
       },
       present: geminiAnswer,

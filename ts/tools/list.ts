@@ -14,7 +14,7 @@ import { clip, InvalidInputError } from '../errors.js'
 import { callNative, completer, type NativeListResult } from '../native.js'
 import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
-import { explainSearchError, givenPath, plural, searchBase, walkErrors, walkFields, type WalkInput } from '../search/scope.js'
+import { explainSearchError, GEMINI_IGNORE, givenPath, plural, searchBase, walkErrors, walkFields, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { MAX_OFFSET, num, recordsWithin } from './common.js'
 
@@ -96,16 +96,17 @@ export const listTool = defineTool<ListInput>({
         file_filtering_options: z
           .object({
             respect_git_ignore: z.boolean().describe('Whether to respect .gitignore patterns (default true).').optional(),
-            respect_gemini_ignore: z.boolean().describe('Whether to respect .geminiignore patterns (default true; fsgate reads .gitignore, .ignore and .rgignore).').optional(),
+            respect_gemini_ignore: z.boolean().describe('Whether to respect .geminiignore patterns (default true; respect_git_ignore false sets aside every ignore file, .geminiignore too).').optional(),
           })
           .describe('Whether to respect ignore patterns from .gitignore or .geminiignore.')
           .optional(),
         offset: z.number().int().min(0).describe('Entries to skip, to continue a long listing (default 0).').optional(),
       }),
       toCanonical: ({ dir_path, ignore, file_filtering_options, offset }) => {
-        const filtering = file_filtering_options as { respect_git_ignore?: boolean } | undefined
-        // gemini-cli shows hidden entries and leaves out only what ignore files do.
-        return { path: dir_path as string, ignore: ignore as string[] | undefined, offset: offset as number | undefined, include_hidden: true, include_ignored: filtering?.respect_git_ignore === false, dirs_first: true, sizes: true }
+        const filtering = file_filtering_options as { respect_git_ignore?: boolean; respect_gemini_ignore?: boolean } | undefined
+        // gemini-cli shows hidden entries and leaves out only what ignore files do, .geminiignore among them.
+        const ignore_files = filtering?.respect_gemini_ignore === false ? undefined : GEMINI_IGNORE
+        return { path: dir_path as string, ignore: ignore as string[] | undefined, offset: offset as number | undefined, include_hidden: true, include_ignored: filtering?.respect_git_ignore === false, ignore_files, dirs_first: true, sizes: true }
       },
       present: geminiAnswer,
     },
@@ -126,6 +127,7 @@ export async function listing(ctx: ToolContext, abs: string, input: ListInput, d
             includeHidden: input.include_hidden ?? false,
             includeIgnored: input.include_ignored ?? false,
             globs: input.ignore?.filter((g) => g.trim() !== '').map((g) => `!${g.trim()}`),
+            ignoreFiles: input.ignore_files,
           },
           depth,
           offset: Math.min(input.offset ?? 0, MAX_OFFSET),

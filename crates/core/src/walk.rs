@@ -25,9 +25,19 @@ pub struct WalkConfig {
     include_ignored: bool,
     globs: Vec<String>,
     file_type: Option<String>,
+    ignore_files: Vec<String>,
 }
 
 impl WalkConfig {
+    /// Also reads ignore files of these names in every folder, with `.gitignore`'s syntax
+    /// and under the same switch (gemini-cli's `.geminiignore`). A name holding a `/`, or
+    /// empty, is refused when the walk starts. By default, there are none (`.gitignore`,
+    /// `.ignore` and `.rgignore` are always read).
+    pub fn ignore_files<S: AsRef<str>>(&mut self, names: &[S]) -> &mut Self {
+        self.ignore_files = names.iter().map(|n| n.as_ref().to_string()).collect();
+        self
+    }
+
     /// Includes hidden files and folders (names starting with a dot), except the
     /// folders of version control systems. By default, this is disabled.
     pub fn include_hidden(&mut self, yes: bool) -> &mut Self {
@@ -110,6 +120,11 @@ pub(crate) struct Filter {
 
 impl Filter {
     pub fn new(config: &WalkConfig) -> Result<Filter> {
+        if let Some(bad) =
+            config.ignore_files.iter().find(|n| n.is_empty() || n.contains(['/', '\\']) || *n == "." || *n == "..")
+        {
+            return Err(Error::new(ErrorKind::InvalidInput, format!("ignore file name {bad:?} is not a file name")));
+        }
         let (mut keep, mut drop, mut drop_dirs) = (Vec::new(), Vec::new(), Vec::new());
         for glob in config.globs.iter().map(|g| g.trim()).filter(|g| !g.is_empty()) {
             let Some(rest) = glob.strip_prefix('!') else {
@@ -369,6 +384,9 @@ pub(crate) fn builder(dir: &Path, config: &WalkConfig, filter: &Filter) -> WalkB
     });
     if respect {
         builder.add_custom_ignore_filename(".rgignore");
+        for name in &config.ignore_files {
+            builder.add_custom_ignore_filename(name);
+        }
     }
     builder
 }
@@ -643,5 +661,37 @@ mod tests {
         );
         let filter = Filter::new(WalkConfig::default().globs(&["!dist/**"])).unwrap();
         assert!(filter.drops_dir(Path::new("dist")) && !filter.drops(Path::new("dist")));
+    }
+
+    #[test]
+    fn extra_ignore_files_are_read_like_gitignore() {
+        let dir = std::fs::canonicalize(tmp()).unwrap();
+        for f in ["a.txt", "secret.env", "sub/b.txt", "sub/c.log"] {
+            std::fs::create_dir_all(dir.join(f).parent().unwrap()).unwrap();
+            std::fs::write(dir.join(f), "x").unwrap();
+        }
+        std::fs::write(dir.join(".geminiignore"), "*.env\n").unwrap();
+        std::fs::write(dir.join("sub/.geminiignore"), "*.log\n").unwrap();
+        let files = |config: &WalkConfig| {
+            let mut out = Vec::new();
+            walk(&dir, config, &Cancel::default(), |p| {
+                out.push(p.strip_prefix(&dir).unwrap().to_string_lossy().into_owned());
+                true
+            })
+            .unwrap();
+            out.sort();
+            out
+        };
+        assert_eq!(files(&WalkConfig::default()), ["a.txt", "secret.env", "sub/b.txt", "sub/c.log"]);
+        assert_eq!(files(WalkConfig::default().ignore_files(&[".geminiignore"])), ["a.txt", "sub/b.txt"]);
+        // Under the switch of every ignore file.
+        let all = files(WalkConfig::default().ignore_files(&[".geminiignore"]).include_ignored(true));
+        assert_eq!(all, ["a.txt", "secret.env", "sub/b.txt", "sub/c.log"]);
+        for bad in ["", "../x", "a/b", ".."] {
+            let Err(err) = walk(&dir, WalkConfig::default().ignore_files(&[bad]), &Cancel::default(), |_| true) else {
+                panic!("{bad:?} was taken")
+            };
+            assert!(err.to_string().contains("is not a file name"), "{bad}: {err}");
+        }
     }
 }

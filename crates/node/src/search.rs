@@ -19,6 +19,8 @@ pub struct WalkOptions {
     pub globs: Option<Vec<String>>,
     /// One of ripgrep's file types (`rust`, `ts`, `py`, …).
     pub file_type: Option<String>,
+    /// Names of more ignore files read like `.gitignore` (gemini-cli's `.geminiignore`). @default []
+    pub ignore_files: Option<Vec<String>>,
 }
 
 impl From<&WalkOptions> for core::WalkConfig {
@@ -29,6 +31,9 @@ impl From<&WalkOptions> for core::WalkConfig {
             .file_type(o.file_type.as_deref());
         if let Some(globs) = &o.globs {
             cfg.globs(globs);
+        }
+        if let Some(names) = &o.ignore_files {
+            cfg.ignore_files(names);
         }
         cfg
     }
