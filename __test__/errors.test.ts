@@ -348,6 +348,20 @@ describe('every error code in every dialect', () => {
     for (const text of [gate, missing]) expectGoodError(text, '', 'consent')
   })
 
+  it('over MCP, the consent preset keeps its [permission_required] mark on a gate told anew', async () => {
+    const c: Case = {
+      dialect: 'consent',
+      options: { preset: 'consent' },
+      setup: (d) => put(d, `${'long-folder-name-'.repeat(6)}/a.txt`, 'alpha\n'),
+      steps: [s('edit', { path: `${'long-folder-name-'.repeat(6)}/a.txt`, old_string: 'alpha', new_string: 'beta' })],
+    }
+    const { text, isError } = await runMcp(c)
+    expect(isError).toBe(true)
+    expect(text).toMatch(/^\[permission_required\] Changing files in /)
+    expect(text).not.toMatch(/allow edits in/)
+    expectGoodError(text, 'PERMISSION_REQUIRED', 'consent via mcp')
+  })
+
   it('the OpenAI adapters\' error for arguments that are not JSON is short and names the fix', () => {
     const text = malformedArgumentsText('file_read', `{"path": "${LONG}`, `Unterminated string in JSON at position 5010 (line 1 column 5011)`)
     expectGoodError(text, '', 'openai arguments')
