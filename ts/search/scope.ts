@@ -79,14 +79,15 @@ export interface ExplainOptions {
 export async function explainSearchError(err: unknown, given: string | undefined, abs: string, ctx: ToolContext, options: ExplainOptions = {}): Promise<unknown> {
   const globField = options.globField ?? 'pattern'
   if (!(err instanceof FsgateError)) return err
-  const where = given ?? '.'
-  const data = { path: where }
+  const data = { path: given ?? '.' }
+  // What the messages echo of the path (data keeps it whole).
+  const where = clipMiddle(given ?? '.', 60)
   const again = (code: FsgateError['code'], message: string, extra: Record<string, unknown> = {}) =>
     new (err.constructor as typeof FsgateError)(code, message, { data: { ...data, ...extra } })
   switch (err.code) {
     case 'NOT_FOUND': {
       const near = (await similarNames(abs)).map((p) => displayPath(ctx.workspace, p))
-      const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ` Relative paths start at the workspace (${ctx.workspace}).`
+      const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ` Check the path; relative paths start at the workspace (${clipMiddle(ctx.workspace, 60)}).`
       return again('NOT_FOUND', `Path does not exist: ${where}.${hint}`, { suggestions: near })
     }
     case 'PATH_OUTSIDE_WORKSPACE':
