@@ -27,8 +27,8 @@ const bytes = (s: string) => Buffer.byteLength(s)
 /** Imperative verbs a next step starts with. */
 const VERBS =
   'read|call|give|use|retry|ask|fix|check|choose|add|set|wait|write|remove|try|run|pass|install|free|make|tell|search|repeat|copy|view|change|name|send|narrow|split|do not|start|look|resume|continue|extract|escape|merge|provide|include|create|delete|edit|list|pick|leave|quote|rename|close|stop|open|describe|pipe|keep|find|move|shorten|cut|drop|lower|raise'
-/** A sentence (or clause after ";", ":", "then", "or") that starts with an imperative verb. */
-const NEXT_STEP = new RegExp(`(?:^|[.!?)]\\s+|[;:—]\\s*|\\bthen\\s+|,?\\s+or\\s+|\\n)(?:${VERBS})\\b`, 'i')
+/** A sentence (or clause after ";", ":", "then", "or") that starts with an imperative verb, or a "Did you mean …?". */
+const NEXT_STEP = new RegExp(`(?:^|[.!?)]\\s+|[;:—]\\s*|\\bthen\\s+|,?\\s+or\\s+|\\n)(?:${VERBS}|did you mean)\\b`, 'i')
 
 /** What a model reads of a failed result, per way it reaches the model. */
 async function channels(result: ToolResult, mcp?: () => Promise<{ text: string; isError: boolean }>): Promise<Array<[string, string]>> {
@@ -161,6 +161,12 @@ const CASES: Record<ErrorCode, Case[] | Made> = {
     { dialect: 'gemini', steps: [s('read_file', { file_path: 'missing.txt' })] },
     { dialect: 'anthropic', steps: [s('str_replace_based_edit_tool', { command: 'view', path: 'missing.txt' })] },
     { dialect: 'codex', steps: [s('apply_patch', { input: '*** Begin Patch\n*** Delete File: missing.txt\n*** End Patch' })] },
+    { dialect: 'revka', steps: [s('list_directory', { path: 'missing' })] },
+    { dialect: 'gemini', steps: [s('list_directory', { dir_path: 'missing' })] },
+    { dialect: 'revka', steps: [s('file_info', { path: `missing/${'y'.repeat(200)}` })] },
+    { dialect: 'revka', steps: [s('task_output', { task_id: LONG.slice(0, 300) })] },
+    { dialect: 'claude', steps: [s('TaskStop', { task_id: 'nope' })] },
+    { dialect: 'revka', steps: [s('git_operations', { operation: 'status', path: 'missing' })] },
     {
       dialect: 'revka',
       setup: (d) => put(d, 'a.ipynb', '{"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}'),
@@ -346,6 +352,20 @@ describe('every error code in every dialect', () => {
     const missing = fails(await session.call('write_file', { path: `${'x'.repeat(300)}/a.txt`, content: 'x', overwrite: 'yes' }), 'INVALID_INPUT')
     expect(missing).toMatch(/^\[error\] /)
     for (const text of [gate, missing]) expectGoodError(text, '', 'consent')
+  })
+
+  it('over MCP, the consent preset keeps its [permission_required] mark on a gate told anew', async () => {
+    const c: Case = {
+      dialect: 'consent',
+      options: { preset: 'consent' },
+      setup: (d) => put(d, `${'long-folder-name-'.repeat(6)}/a.txt`, 'alpha\n'),
+      steps: [s('edit', { path: `${'long-folder-name-'.repeat(6)}/a.txt`, old_string: 'alpha', new_string: 'beta' })],
+    }
+    const { text, isError } = await runMcp(c)
+    expect(isError).toBe(true)
+    expect(text).toMatch(/^\[permission_required\] Changing files in /)
+    expect(text).not.toMatch(/allow edits in/)
+    expectGoodError(text, 'PERMISSION_REQUIRED', 'consent via mcp')
   })
 
   it('the OpenAI adapters\' error for arguments that are not JSON is short and names the fix', () => {

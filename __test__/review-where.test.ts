@@ -61,8 +61,8 @@ describe('adapters: the approval phrase', () => {
     const blocks = await runAnthropicToolUses(session, [{ type: 'tool_use', id: 't1', name: 'shell', input: { command: 'touch x.txt' } }], {
       onResult: (r: ToolResult) => seen.push(r),
     } as never)
-    // The model is told "they have been shown a phrase to reply with" ...
-    expect(JSON.stringify(blocks)).toMatch(/have been shown a phrase/)
+    // The model is told "they were shown a phrase to reply with" ...
+    expect(JSON.stringify(blocks)).toMatch(/were shown a phrase/)
     // ... but nothing the runner gives the host carries it.
     expect(seen.map((r) => r.data?.grantPhrase)).toEqual([expect.stringMatching(/^approve command /)])
 

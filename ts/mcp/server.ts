@@ -325,13 +325,16 @@ const READ_ONLY = new Set(['file_read', 'glob_search', 'content_search', 'semant
  */
 function phraseElsewhere(result: ToolResult, code: 'APPROVAL_REQUIRED' | 'PERMISSION_REQUIRED', where: string): ToolResult {
   const d = result.data ?? {}
+  // The consent preset's mark ("[permission_required] ") stays first.
+  const first = result.content[0]
+  const mark = first?.type === 'text' ? (/^\[[a-z_]+\] /.exec(first.text)?.[0] ?? '') : ''
   const refused = d.refused === true ? 'Phrase refused. ' : ''
   const what =
     code === 'APPROVAL_REQUIRED'
       ? `This ${String(d.risk ?? 'risky')}-risk command needs the user's approval.`
-      : `Changing files in ${clip(String(d.unit ?? ''), 40)} needs the user's consent.`
+      : `Changing files in ${clip(String(d.unit ?? ''), 32)} needs the user's consent.`
   const next = `The phrase is in ${clipMiddle(where, 60)}, which you cannot see: ask the user for it, then repeat the call with grant_phrase set to it.`
-  return { ...result, content: [{ type: 'text', text: `${refused}${what} ${next}` }] }
+  return { ...result, content: [{ type: 'text', text: `${mark}${refused}${what} ${next}` }] }
 }
 
 export function toCallToolResult(result: ToolResult): CallToolResult {

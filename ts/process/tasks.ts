@@ -524,7 +524,7 @@ export function taskById(ctx: ToolContext, id: string, field: string): Task {
   const task = ctx.tasks.get(id.trim())
   if (task) return task
   const known = ctx.tasks.list().map((t) => `${t.id} (${t.status})`)
-  throw new FsgateError('NOT_FOUND', `No background task ${clip(id, 40)} in this conversation.${known.length > 0 ? ` Its tasks: ${known.join(', ')}.` : ' It has started none.'}`, {
+  throw new FsgateError('NOT_FOUND', `No background task ${clip(id, 40)} in this conversation.${known.length > 0 ? ` Use one of its tasks: ${clip(known.join(', '), 100)}.` : ' It has started none: start a command in the background first.'}`, {
     data: { field, tasks: ctx.tasks.list().map((t) => t.id) },
   })
 }

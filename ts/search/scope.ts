@@ -84,14 +84,15 @@ export interface ExplainOptions {
 export async function explainSearchError(err: unknown, given: string | undefined, abs: string, ctx: ToolContext, options: ExplainOptions = {}): Promise<unknown> {
   const globField = options.globField ?? 'pattern'
   if (!(err instanceof FsgateError)) return err
-  const where = given ?? '.'
-  const data = { path: where }
+  const data = { path: given ?? '.' }
+  // What the messages echo of the path (data keeps it whole).
+  const where = clipMiddle(given ?? '.', 60)
   const again = (code: FsgateError['code'], message: string, extra: Record<string, unknown> = {}) =>
     new (err.constructor as typeof FsgateError)(code, message, { data: { ...data, ...extra } })
   switch (err.code) {
     case 'NOT_FOUND': {
       const near = (await similarNames(abs)).map((p) => displayPath(ctx.workspace, p))
-      const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ` Relative paths start at the workspace (${ctx.workspace}).`
+      const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ` Check the path; relative paths start at the workspace (${clipMiddle(ctx.workspace, 60)}).`
       return again('NOT_FOUND', `Path does not exist: ${where}.${hint}`, { suggestions: near })
     }
     case 'PATH_OUTSIDE_WORKSPACE':
@@ -105,13 +106,14 @@ export async function explainSearchError(err: unknown, given: string | undefined
       return new InvalidInputError('INVALID_INPUT', `${where} is a file, not a folder. Give the folder to search in as path, or leave path out.`, { data: { field: 'path' } })
     case 'INVALID_PATTERN': {
       const native = err.data?.native as { field?: string | null } | undefined
-      // The parser's message quotes the whole pattern: it is told as what is wrong and where.
+      // The parser's message quotes the whole pattern: a long one is told as what is wrong and where.
       const said = parserSaid(err.message)
+      const error = clipMiddle(err.message, 400)
       if (native?.field === 'glob') {
-        return new InvalidInputError('INVALID_PATTERN', `Invalid glob in ${globField}: ${said}. Fix ${globField} and retry.`, { data: { field: globField, error: said } })
+        return new InvalidInputError('INVALID_PATTERN', `Invalid glob in ${globField}: ${said}. Fix ${globField} and retry.`, { data: { field: globField, error } })
       }
       return new InvalidInputError('INVALID_PATTERN', `Invalid regular expression in pattern: ${said}. Fix the pattern and retry.`, {
-        data: { field: 'pattern', error: said },
+        data: { field: 'pattern', error },
       })
     }
     default:
@@ -120,11 +122,13 @@ export async function explainSearchError(err: unknown, given: string | undefined
 }
 
 /**
- * A regex or glob parser's message, short: the regex crate's "regex parse error:\n
+ * A regex or glob parser's message as an error tells it: as it is when short (rg's own
+ * words, the caret under the pattern); else the regex crate's "regex parse error:\n
  * <pattern>\n<caret>\nerror: <what>" becomes "<what> at character N, near \"…\"" (a
- * window of the pattern); any other message is cut in the middle.
+ * window of the pattern), and any other message is cut in the middle.
  */
 export function parserSaid(message: string): string {
+  if (Buffer.byteLength(message) <= 140) return message
   const m = /^regex parse error:\n *(.*)\n( *)\^+\nerror: (.*)$/s.exec(message)
   if (!m) return clipMiddle(message, 120)
   const [, pattern, pad, what] = m as unknown as [string, string, string, string]
