@@ -392,6 +392,27 @@ describe('every error code in every dialect', () => {
   })
 })
 
+describe('long paths', () => {
+  it('NOT_FOUND, NOT_READ and PARTIAL_READ of a 230-byte path fit without the last-resort cut and keep their "Did you mean" and next step', async () => {
+    const deep = Array.from({ length: 4 }, (_, i) => `folder-number-${i}-${'d'.repeat(40)}`).join('/')
+    const { dir, session } = workspace({ preset: 'claude-code' })
+    put(dir, `${deep}/file.txt`, Array.from({ length: 3000 }, (_, i) => `line ${i}`).join('\n'))
+    const checks: Array<[string, ToolResult, string]> = [
+      ['Edit of a missing name', await session.call('Edit', { file_path: `${deep}/file.txtx`, old_string: 'a', new_string: 'b' }), 'NOT_FOUND'],
+      ['Read of a missing name', await session.call('Read', { file_path: `${deep}/file.txtx` }), 'NOT_FOUND'],
+      ['Grep in a missing folder', await session.call('Grep', { pattern: 'x', path: `${deep}/file.txtx` }), 'NOT_FOUND'],
+      ['Edit before a read', await session.call('Edit', { file_path: `${deep}/file.txt`, old_string: 'line 1', new_string: 'b' }), 'NOT_READ'],
+    ]
+    ok(await session.call('Read', { file_path: `${deep}/file.txt`, offset: 1, limit: 10 }))
+    checks.push(['Edit after a partial read', await session.call('Edit', { file_path: `${deep}/file.txt`, old_string: 'line 1\n', new_string: 'b\n' }), 'PARTIAL_READ'])
+    for (const [what, result, code] of checks) {
+      const text = fails(result, code)
+      expectGoodError(text, code, what)
+      if (code === 'NOT_FOUND') expect(text, what).toMatch(/Did you mean (\S*\/)?file\.txt/)
+    }
+  })
+})
+
 describe('near-miss lines', () => {
   it('are cut to a window around where they part from old_string', () => {
     const line = `${'a'.repeat(100)}XYZ${'b'.repeat(100)}`

@@ -178,6 +178,24 @@ describe('glob pages', () => {
   })
 })
 
+describe('deep pages of long lines', () => {
+  it('Grep reaches the last of 4,000 long matching lines by its continuations: the lines before a deep offset do not starve its page', async () => {
+    // 4,000 lines of about 210 bytes hold 860 KB: more than a search kept (twice the 256 KiB
+    // output cap) when the results before the offset counted against it, so a page past
+    // about line 2,400 came back empty, "past the last".
+    const deep = tempDir('fsgate-paging-deep-')
+    const rand = rng(7)
+    put(deep, 'long.txt', `${Array.from({ length: 4000 }, (_, i) => `hit ${i} ${Array.from({ length: 30 }, () => word(rand, 6)).join(' ')}`).join('\n')}\n`)
+    const s = createToolkit({ workspace: deep, preset: 'claude-code', policy: { actionsPerHour: null } }).createSession()
+    const at = ok(await s.call('Grep', { pattern: 'hit', path: 'long.txt', output_mode: 'content', '-n': true, head_limit: 5, offset: 3500 }))
+    const numbers = (lines: string[]) => lines.map((l) => /(?:^|:)(\d+):hit /.exec(l)?.[1])
+    expect(numbers(body(at))).toEqual(['3501', '3502', '3503', '3504', '3505'])
+    const pages = await follow((offset) => s.call('Grep', { pattern: 'hit', path: 'long.txt', output_mode: 'content', '-n': true, head_limit: 0, offset }))
+    const lines = texts(pages).flatMap(body)
+    expect(numbers(lines)).toEqual(Array.from({ length: 4000 }, (_, i) => String(i + 1)))
+  })
+})
+
 describe('offsets past every result', () => {
   it('an offset of 2^32 (past what the engine counts) is past the last, not the first page again', async () => {
     const s = session('revka')

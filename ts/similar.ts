@@ -6,6 +6,8 @@
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 
+import { clipMiddle } from './errors.js'
+
 /** Up to `max` entries of the missing path's folder that look like what was meant. */
 export async function similarNames(missing: string, max = 3): Promise<string[]> {
   const dir = path.dirname(missing)
@@ -49,4 +51,17 @@ function distance(a: string, b: string, cap: number): number {
     prev = cur
   }
   return prev[b.length]
+}
+
+/**
+ * The hint of a NOT_FOUND error: " Did you mean a or b?" with the suggestions as given
+ * (paths of the missing one's folder); where long paths would not fit an error, their
+ * names alone, said to be in that folder. Empty without suggestions.
+ */
+export function didYouMean(near: readonly string[]): string {
+  if (near.length === 0) return ''
+  const whole = near.join(' or ')
+  if (Buffer.byteLength(whole) <= 110) return ` Did you mean ${whole}?`
+  const names = near.slice(0, 2).map((p) => clipMiddle(path.basename(p), 40))
+  return ` Did you mean ${names.join(' or ')}, in the same folder?`
 }

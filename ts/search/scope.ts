@@ -9,7 +9,7 @@ import { z } from 'zod'
 import { clip, clipMiddle, FsgateError, InvalidInputError } from '../errors.js'
 import type { NativeWalkOptions } from '../native.js'
 import { displayPath, resolvePath } from '../policy/paths.js'
-import { similarNames } from '../similar.js'
+import { didYouMean, similarNames } from '../similar.js'
 import type { ToolContext } from '../tool.js'
 
 /** The walk switches every search tool takes. */
@@ -92,7 +92,7 @@ export async function explainSearchError(err: unknown, given: string | undefined
   switch (err.code) {
     case 'NOT_FOUND': {
       const near = (await similarNames(abs)).map((p) => displayPath(ctx.workspace, p))
-      const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ` Check the path; relative paths start at the workspace (${clipMiddle(ctx.workspace, 60)}).`
+      const hint = near.length > 0 ? didYouMean(near) : ` Check the path; relative paths start at the workspace (${clipMiddle(ctx.workspace, 60)}).`
       return again('NOT_FOUND', `Path does not exist: ${where}.${hint}`, { suggestions: near })
     }
     case 'PATH_OUTSIDE_WORKSPACE':

@@ -101,7 +101,7 @@ export function requireRead(ctx: ToolContext, plan: ChangeTarget): void {
   const record = ctx.ledger.get(plan.source)
   const readTool = readToolName(ctx)
   if (!record) {
-    throw new NotReadError('NOT_READ', `${plan.given} has not been read in this session. Read it first with ${readTool}, then retry ${ctx.calledAs}.`, {
+    throw new NotReadError('NOT_READ', `${clipMiddle(plan.given, 60)} has not been read in this session. Read it first with ${readTool}, then retry ${ctx.calledAs}.`, {
       data: { path: plan.given },
     })
   }
@@ -109,7 +109,7 @@ export function requireRead(ctx: ToolContext, plan: ChangeTarget): void {
     const seen = record.coverage.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')
     throw new NotReadError(
       'PARTIAL_READ',
-      `Only lines ${seen} of ${plan.given}'s ${record.totalLines} have been read. Read the rest of the file with ${readTool} (offset and limit), then retry ${ctx.calledAs}.`,
+      `Only lines ${clip(seen, 40)} of ${clipMiddle(plan.given, 60)}'s ${record.totalLines} have been read. Read the rest of the file with ${readTool} (offset and limit), then retry ${ctx.calledAs}.`,
       { data: { path: plan.given, coverage: record.coverage, totalLines: record.totalLines } },
     )
   }

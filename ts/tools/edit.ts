@@ -10,7 +10,7 @@ import { z } from 'zod'
 import { clipMiddle, EditMatchError, FsgateError, NotFoundError, StaleFileError } from '../errors.js'
 import { callNative, completer, type NativeEditResult } from '../native.js'
 import { text, type ToolOutput } from '../result.js'
-import { similarNames } from '../similar.js'
+import { didYouMean, similarNames } from '../similar.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { CHANGES_FILES, changeData, consentPending, dryRun, explainChange, planChange, recordChange, redirectNote, requireConsent, requireRead, underLock } from './change.js'
 import { pathField, readToolName } from './common.js'
@@ -105,8 +105,8 @@ async function edit(input: EditInput, ctx: ToolContext): Promise<ToolOutput> {
   if (!plan.sourceExists && input.old_string !== '') {
     // Names near a missing file are only suggested where the model may look.
     const near = plan.inside ? (await similarNames(plan.real)).map((p) => path.relative(ctx.workspace, p) || p) : []
-    const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ' To create it, use old_string "".'
-    throw new NotFoundError('NOT_FOUND', `File does not exist: ${input.path}.${hint}`, { data: { path: input.path, suggestions: near } })
+    const hint = near.length > 0 ? didYouMean(near) : ' To create it, use old_string "".'
+    throw new NotFoundError('NOT_FOUND', `File does not exist: ${clipMiddle(input.path, 60)}.${hint}`, { data: { path: input.path, suggestions: near } })
   }
   requireRead(ctx, plan)
   const markdown = /\.mdx?$/i.test(plan.dest)

@@ -273,7 +273,15 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
   if (r.errors.length) data.errors = r.errors.slice(0, 20)
   const unread = r.errors.length ? `${plural(r.errors.length, 'path')} could not be read: ${r.errors.slice(0, 3).join('; ')}` : undefined
   if (r.shown === 0) {
-    const why = r.matchedFiles > 0 ? ` (${plural(total, input.output_mode === 'content' ? 'result' : 'file')} matched, but offset ${num(offset)} is past the last; continue with offset=0)` : ''
+    const unit = input.output_mode === 'content' ? 'result' : 'file'
+    // The results before a deep offset are held while searching, up to a bound: past it a
+    // page inside the total comes back empty, which is not the end.
+    const why =
+      r.matchedFiles === 0
+        ? ''
+        : offset < total
+          ? ` (${plural(total, unit)} matched, but the ones before offset ${num(offset)} hold more text than a search keeps; narrow the pattern, glob or path to reach them)`
+          : ` (${plural(total, unit)} matched, but offset ${num(offset)} is past the last; continue with offset=0)`
     // With nothing to show, say what was not searched (binary files are only counted otherwise, as rg does).
     const skipped = [...(r.binaryFiles ? [`${plural(r.binaryFiles, 'binary file')} skipped`] : []), ...(unread ? [unread] : [])]
     const also = skipped.length ? ` (${skipped.join('; ')})` : ''

@@ -8,7 +8,7 @@ import { z } from 'zod'
 import { clip, clipMiddle, FsgateError, InvalidInputError, MaxFileReadTokenExceededError } from '../errors.js'
 import { callNative, completer, type NativeReadResult } from '../native.js'
 import { displayPath, resolvePath } from '../policy/paths.js'
-import { similarNames } from '../similar.js'
+import { didYouMean, similarNames } from '../similar.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { readTaskOutput } from '../process/tasks.js'
@@ -272,7 +272,7 @@ async function explain(err: unknown, path: string, abs: string, ctx: ToolContext
   switch (err.code) {
     case 'NOT_FOUND': {
       const near = (await similarNames(abs)).map((p) => displayPath(ctx.workspace, p))
-      const hint = near.length > 0 ? ` Did you mean ${near.join(' or ')}?` : ` Check the path; relative paths start at the workspace (${ctx.workspace}).`
+      const hint = near.length > 0 ? didYouMean(near) : ` Check the path; relative paths start at the workspace (${clipMiddle(ctx.workspace, 60)}).`
       return new (err.constructor as typeof FsgateError)(err.code, `File does not exist: ${given}.${hint}`, { data: { path, suggestions: near } })
     }
     case 'IS_DIRECTORY':

@@ -23,6 +23,10 @@ const HEAP_LIMIT: usize = 64 << 20;
 /// truncated.
 const OUTPUT_BUDGET: usize = 256 << 10;
 /// Read errors kept for the report; the rest are counted.
+/// The most bytes held for the results skipped before a page's offset: past this, a
+/// deeper page of a search whose earlier results hold more text comes back empty, and
+/// the report says the offset is too deep rather than past the end.
+pub const HELD_FOR_OFFSET: usize = 32 * 1024 * 1024;
 const MAX_ERRORS: usize = 100;
 
 /// What [`grep`] reports.
@@ -185,9 +189,13 @@ impl GrepConfig {
     }
 
     /// The most bytes of results held while searching: more than the report can show, so
-    /// that the report, not the search, decides where it ends.
+    /// that the report, not the search, decides where it ends, plus room for the results
+    /// skipped before `offset` (a line is held cut to `max_columns`), so that a deep page
+    /// is not starved by the ones before it, up to [`HELD_FOR_OFFSET`].
     fn held_budget(&self) -> usize {
-        self.max_output.saturating_mul(2)
+        let page = self.max_output.saturating_mul(2);
+        let per_result = (1 + self.before + self.after).saturating_mul(self.max_columns.saturating_mul(4).saturating_add(16));
+        page.saturating_add(self.offset.saturating_mul(per_result).min(HELD_FOR_OFFSET))
     }
 
     /// Characters of a line shown; a longer line is cut to a window around its first
