@@ -295,13 +295,13 @@ async function runDirect(c: Case): Promise<ToolResult> {
 }
 
 /** Runs a case's steps through an MCP server in this process; returns the last result as the model reads it. */
-async function runMcp(c: Case): Promise<{ text: string; isError: boolean }> {
+async function runMcp(c: Case, tellUser?: (dir: string) => string): Promise<{ text: string; isError: boolean }> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
   const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js')
   const { createMcpServer } = await import('../ts/mcp/server.js')
   const { dir, toolkit } = workspace(c.options ?? {})
   c.setup?.(dir)
-  const server = createMcpServer(toolkit, { dialect: c.dialect, tellUser: () => path.join(dir, '.fsgate/phrases.log') })
+  const server = createMcpServer(toolkit, { dialect: c.dialect, tellUser: () => (tellUser ? tellUser(dir) : path.join(dir, '.fsgate/phrases.log')) })
   const client = new Client({ name: 'errors-test', version: '1' })
   const [a, b] = InMemoryTransport.createLinkedPair()
   await Promise.all([server.connect(a), client.connect(b)])
@@ -366,6 +366,19 @@ describe('every error code in every dialect', () => {
     expect(text).toMatch(/^\[permission_required\] Changing files in /)
     expect(text).not.toMatch(/allow edits in/)
     expectGoodError(text, 'PERMISSION_REQUIRED', 'consent via mcp')
+  })
+
+  it('over MCP, a phrase file of a long home is named whole or not at all, within the size, also after a wrong phrase', async () => {
+    const unit = 'long-folder-name-'.repeat(6)
+    const edit = { path: `${unit}/a.txt`, old_string: 'alpha', new_string: 'beta' }
+    for (const home of ['/home/u', `/home/users/engineering/${'platform-team-'.repeat(6)}derberg`]) {
+      const where = `the file ${home}/.local/state/fsgate/phrases.log`
+      for (const steps of [[s('edit', edit)], [s('edit', { ...edit, grant_phrase: 'wrong phrase here' })]]) {
+        const { text } = await runMcp({ dialect: 'consent', options: { preset: 'consent' }, setup: (d) => put(d, `${unit}/a.txt`, 'alpha\n'), steps }, () => where)
+        expectGoodError(text, 'PERMISSION_REQUIRED', `consent via mcp, home ${home.length} bytes`)
+        expect(text.includes(where) || text.includes("the server's phrase log"), text).toBe(true)
+      }
+    }
   })
 
   it('the OpenAI adapters\' error for arguments that are not JSON is short and names the fix', () => {

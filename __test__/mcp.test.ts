@@ -351,7 +351,7 @@ describe('stdio', () => {
     // High: a sandboxed command that still needs the user.
     const text = await fails(client, 'shell', { command: 'rm -rf src' }, 'APPROVAL_REQUIRED')
     expect(text).not.toMatch(/approve command/)
-    expect(text).toMatch(/phrases\.log, which you cannot see/)
+    expect(text).toMatch(/phrases\.log, hidden from you: ask the user for it/)
     // The phrase is in a file only the user reads (stderr is no terminal here, and clients
     // keep a server's stderr in logs): nothing sent to the client carries it, not even a
     // log notification (it travels on the tool call's response stream), nor stderr.

@@ -247,6 +247,16 @@ describe('semantic_code_search pages', () => {
     }
   })
 
+  it('paging ends at the largest offset the schema takes, and says to narrow the query instead of naming one past it', async () => {
+    const many = tempDir('fsgate-paging-rank-')
+    for (let f = 0; f < 1010; f++) put(many, `m${f}.ts`, `export function parseConfig${f}(input: string) {\n  return input.split('config')\n}\n`)
+    const s = createToolkit({ workspace: many, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
+    const r = await s.call('semantic_code_search', { query: 'parse config', top_k: 5, offset: 998, backend: 'literal' })
+    expect(hitsOf(r)).toHaveLength(5)
+    expect(ok(r)).toMatch(/Showing results 999-1,003 of [\d,]+\. Paging ends at offset 1,000: narrow the query or the path for the rest\.\)$/)
+    expect(ok(r)).not.toMatch(/offset=1003/)
+  })
+
   it('a top_k over 25 is clamped, said so, and the next results are at offset 25', async () => {
     const s = session('revka')
     const r = await s.call('semantic_code_search', { query: 'parse config', top_k: 26, backend: 'literal' })

@@ -44,7 +44,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js'
 
-import { clip, clipMiddle } from '../errors.js'
+import { clip, fitMessage, MAX_MESSAGE_BYTES } from '../errors.js'
 import type { PermissionRequest } from '../policy/consent.js'
 import type { Dialect } from '../policy/presets.js'
 import type { ToolResult } from '../result.js'
@@ -333,8 +333,10 @@ function phraseElsewhere(result: ToolResult, code: 'APPROVAL_REQUIRED' | 'PERMIS
     code === 'APPROVAL_REQUIRED'
       ? `This ${String(d.risk ?? 'risky')}-risk command needs the user's approval.`
       : `Changing files in ${clip(String(d.unit ?? ''), 32)} needs the user's consent.`
-  const next = `The phrase is in ${clipMiddle(where, 60)}, which you cannot see: ask the user for it, then repeat the call with grant_phrase set to it.`
-  return { ...result, content: [{ type: 'text', text: `${mark}${refused}${what} ${next}` }] }
+  // The place is told whole, or not at all: a path cut in its middle is one the user cannot open.
+  const told = (place: string) => `${mark}${refused}${what} The phrase is in ${place}, hidden from you: ask the user for it, then repeat the call with grant_phrase.`
+  const text = Buffer.byteLength(told(where)) <= MAX_MESSAGE_BYTES ? told(where) : told("the server's phrase log (its stderr names it)")
+  return { ...result, content: [{ type: 'text', text: fitMessage(text) }] }
 }
 
 export function toCallToolResult(result: ToolResult): CallToolResult {

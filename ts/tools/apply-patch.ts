@@ -345,7 +345,7 @@ function failure(f: Failure, planned: Planned[], ctx: ToolContext): FsgateError 
   const op = f.op === undefined || f.op === null ? undefined : planned[f.op]
   const file = op ? short(op.plan.shown) : 'the file'
   const hunk = f.hunk === undefined || f.hunk === null ? '' : `hunk ${f.hunk + 1}, `
-  const data = { path: file, line: f.line ?? null, hunk: f.hunk ?? null }
+  const data = { path: op ? op.plan.shown : null, line: f.line ?? null, hunk: f.hunk ?? null }
   // The closest lines, as many as fit the error's size.
   const near = (fixed: string): string => closestLines(f.candidates ?? [], f.text ?? '', fixed)
   switch (f.code) {

@@ -144,7 +144,7 @@ const NARROW: Partial<Record<GitOperation, string>> = {
   status: 'give path= of a subfolder to see the rest',
   diff: 'give paths= of fewer files to see the rest',
   log: 'ask for a smaller limit',
-  branch: 'the rest are in data.branches',
+  branch: "list the rest with git branch --list '<pattern>' in the shell",
 }
 
 /** The text of a result cut at a line before it passes limits.resultTokens, saying where and what to do. */

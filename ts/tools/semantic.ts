@@ -227,7 +227,9 @@ async function shape(input: SemanticInput, ctx: ToolContext, abs: string, found:
   }
   if (more) {
     const of = page.total !== undefined ? ` of ${num(page.total)}` : ''
-    blocks.splice(fit, blocks.length, `(Showing results ${num(page.offset + 1)}-${num(next)}${of}. Continue with offset=${next} for the next.)`)
+    // Paging ends at MAX_OFFSET: past it, the way on is a narrower query, not an offset the schema refuses.
+    const onward = next <= MAX_OFFSET ? `Continue with offset=${next} for the next.` : `Paging ends at offset ${num(MAX_OFFSET)}: narrow the query or the path for the rest.`
+    blocks.splice(fit, blocks.length, `(Showing results ${num(page.offset + 1)}-${num(next)}${of}. ${onward})`)
   }
   return { content: [text([...notes, ...blocks.slice(0, fit + (more ? 1 : 0))].join('\n\n'))], data }
 }

@@ -194,7 +194,8 @@ impl GrepConfig {
     /// is not starved by the ones before it, up to [`HELD_FOR_OFFSET`].
     fn held_budget(&self) -> usize {
         let page = self.max_output.saturating_mul(2);
-        let per_result = (1 + self.before + self.after).saturating_mul(self.max_columns.saturating_mul(4).saturating_add(16));
+        let per_result =
+            (1 + self.before + self.after).saturating_mul(self.max_columns.saturating_mul(4).saturating_add(16));
         page.saturating_add(self.offset.saturating_mul(per_result).min(HELD_FOR_OFFSET))
     }
 

@@ -100,11 +100,11 @@ pub fn sniff(head: &[u8]) -> Kind {
     let header =
         memchr::memmem::find_iter(window, b"%PDF-").find(|&at| at == 0 || matches!(head[at - 1], b'\n' | b'\r'));
     // Junk with no NUL (a mail or web server's header): the header on a line of its own,
-    // and bytes that are not UTF-8 text (the binary comment line PDFs have after it).
-    let not_text = std::str::from_utf8(head).is_err_and(|e| e.error_len().is_some());
+    // then the binary comment line PDFs have after it (`%` and bytes over 127). A text
+    // file in another encoding that quotes a header stays text.
     if head[start..].starts_with(b"%PDF-")
         || (has_nul && known.is_none() && memchr::memmem::find(window, b"%PDF-").is_some())
-        || (!has_nul && header.is_some() && not_text)
+        || (!has_nul && header.is_some_and(|at| binary_comment_after(head, at)))
     {
         return Kind::Pdf;
     }
@@ -115,6 +115,20 @@ pub fn sniff(head: &[u8]) -> Kind {
         return Kind::Text(TextEncoding::Utf8Bom);
     }
     Kind::Text(TextEncoding::Utf8)
+}
+
+/// Whether the line after the header line at `at` is a PDF's binary comment: `%` and
+/// bytes over 127 that are not UTF-8 text (a text file quoting one stays text).
+fn binary_comment_after(head: &[u8], at: usize) -> bool {
+    let Some(end) = memchr::memchr2(b'\n', b'\r', &head[at..]).map(|n| at + n) else {
+        return false;
+    };
+    let next = head[end..].iter().position(|b| !matches!(b, b'\n' | b'\r')).map_or(head.len(), |n| end + n);
+    let rest = &head[next..];
+    let line = &rest[..memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len()).min(64)];
+    line.first() == Some(&b'%')
+        && line.iter().any(|&b| b > 127)
+        && std::str::from_utf8(line).is_err_and(|e| e.error_len().is_some())
 }
 
 /// The name of a binary format known by its magic bytes.
@@ -188,6 +202,8 @@ mod tests {
         // A text file showing a PDF's first lines stays text.
         assert_eq!(sniff("A PDF starts so:\n%PDF-1.7\n%âãÏÓ\n".as_bytes()), Kind::Text(TextEncoding::Utf8));
         assert_eq!(sniff(b"latin-1 caf\xe9, mentions %PDF-1.4 inline\n"), Kind::Text(TextEncoding::Utf8));
+        // A Latin-1 text with a header on a line of its own, but no binary comment after it.
+        assert_eq!(sniff(b"caf\xe9 notes\n%PDF-1.7\nthe next line\n"), Kind::Text(TextEncoding::Utf8));
     }
 
     #[test]

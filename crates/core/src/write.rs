@@ -297,6 +297,7 @@ pub fn write_file(roots: &Roots, path: &Path, payload: Payload<'_>, config: &Wri
         lines = count_lines(&String::from_utf8_lossy(b));
     }
     if config.dry_run {
+        place.check_writable(path)?;
         return Ok(Written { total_lines: lines, encoding, ..unwritten(&place, &bytes, current.is_none()) });
     }
     let carry =
@@ -400,6 +401,7 @@ fn change_text(
         (to, Carry { permissions: current.as_ref().map(|(_, m)| writable_by_owner(m)), owner: None }, None)
     };
     let mut written = if config.dry_run {
+        dest.check_writable(path)?;
         unwritten(&dest, &bytes, replacing.is_none())
     } else {
         replace_atomically(dest, &bytes, carry, replacing).map_err(|e| e.with_path(path))?
@@ -435,6 +437,27 @@ pub fn remove_file(roots: &Roots, path: &Path, expect: Expect, allow_outside: bo
     Ok(bytes)
 }
 
+/// Whether the process may make and rename files in `folder` (or, for a folder still to
+/// be made, in the nearest one that exists): a dry run's last check, so that the user is
+/// not asked to allow a change that a read-only, immutable or foreign folder would refuse.
+pub(crate) fn check_writable(folder: &Path, path: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let existing = folder.ancestors().find(|a| a.exists()).unwrap_or(folder);
+        let c = std::ffi::CString::new(existing.as_os_str().as_bytes())
+            .map_err(|_| Error::new(ErrorKind::InvalidPath, "holds a NUL byte").with_path(path))?;
+        // SAFETY: a valid C string; faccessat reads it and nothing else.
+        let rc = unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::W_OK | libc::X_OK, libc::AT_EACCESS) };
+        if rc != 0 {
+            return Err(Error::io(std::io::Error::last_os_error()).with_path(path));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (folder, path);
+    Ok(())
+}
+
 /// Where a change lands: the real path's folder, held open when it exists ([`Dir`]), and
 /// the name in it. Everything the change does to the file goes through the held folder.
 pub(crate) struct Place {
@@ -449,6 +472,11 @@ impl Place {
     /// Whether the folder exists now (a change into it makes no folder).
     pub(crate) fn has_folder(&self) -> bool {
         self.dir.is_some()
+    }
+
+    /// See [`check_writable`].
+    pub(crate) fn check_writable(&self, path: &Path) -> Result<()> {
+        check_writable(&self.folder, path)
     }
 
     pub(crate) fn of(target: &Target, path: &Path) -> Result<Place> {
@@ -1129,6 +1157,44 @@ mod tests {
             assert_eq!(got, enc);
             assert_eq!(encode(&text, got), bytes, "round trip of {enc:?}");
         }
+    }
+
+    #[test]
+    fn a_dry_run_into_a_folder_that_cannot_be_written_is_refused_as_the_change_would_be() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tmp();
+        let sub = dir.join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let p = wfile(&sub, "f.txt", b"alpha\n");
+        // Root passes mode bits, so as root the folder is made immutable instead.
+        let root = unsafe { libc::geteuid() } == 0;
+        let locked = if root {
+            std::process::Command::new("chattr").arg("+i").arg(&sub).status().is_ok_and(|s| s.success())
+        } else {
+            std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o555)).is_ok()
+        };
+        assert!(locked, "could not make {} unwritable (chattr needs ext4 or similar as root)", sub.display());
+        let mut cfg = WriteConfig::default();
+        cfg.dry_run(true);
+        let dry = write_file(&roots(&dir), &p, Payload::Text("new\n"), &cfg);
+        let edit = edit_file(
+            &roots(&dir),
+            &p,
+            &p,
+            &EditSpec { old: "alpha", new: "beta", replace_all: false, strip_trailing_whitespace: true },
+            &cfg,
+            &Cancel::new(),
+        );
+        let real = write_file(&roots(&dir), &p, Payload::Text("new\n"), &WriteConfig::default());
+        if root {
+            let _ = std::process::Command::new("chattr").arg("-i").arg(&sub).status();
+        } else {
+            let _ = std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o755));
+        }
+        assert_eq!(real.unwrap_err().kind(), ErrorKind::PermissionDenied);
+        assert_eq!(dry.unwrap_err().kind(), ErrorKind::PermissionDenied);
+        assert_eq!(edit.unwrap_err().kind(), ErrorKind::PermissionDenied);
+        assert_eq!(std::fs::read(&p).unwrap(), b"alpha\n");
     }
 
     #[test]

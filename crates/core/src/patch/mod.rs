@@ -349,6 +349,11 @@ pub fn apply_patch(
     }
 
     if config.dry_run {
+        for w in &files {
+            if let Some(folder) = w.real.parent() {
+                crate::write::check_writable(folder, &w.real)?;
+            }
+        }
         return Ok(PatchOutcome::Checked);
     }
     let facts: Vec<(u64, TextEncoding)> = files.iter().map(|w| (w.lines, w.encoding)).collect();
