@@ -29,6 +29,15 @@ const tree = (dir: string): string[] =>
     .sort()
 
 describe('the bytes of the file', () => {
+  it('a hunk that fails in a file with a long path keeps the whole path in data, though the message cuts it', async () => {
+    const { dir, session } = workspace({ preset: 'claude-code' })
+    const rel = `${'deep-folder-name-'.repeat(6)}/file.txt`
+    put(dir, rel, 'alpha\n')
+    const r = await session.call('apply_patch', { input: patch(`*** Update File: ${rel}`, '@@', '-gamma', '+beta') })
+    expect(fails(r, 'STRING_NOT_FOUND').length).toBeLessThanOrEqual(300)
+    expect(r.data?.path).toBe(rel)
+  })
+
   it('keeps CRLF line endings (added lines too), a BOM, UTF-16, and a context line’s own bytes when it matched loosely', async () => {
     const { dir, session } = workspace({ preset: 'claude-code' })
     put(dir, 'crlf.txt', 'one\r\ntwo\r\nthree\r\n')

@@ -5,6 +5,7 @@
  * without a case fails here. Also: the consent gate comes after validation (the user is
  * asked only about a change that would succeed), and FILE_TOO_LARGE for text.
  */
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -512,6 +513,28 @@ describe('the consent gate comes after validation', () => {
     ok(await session.call('file_edit', { path: 'src/a.txt', old_string: 'alpha', new_string: 'beta' }))
     expect(asked).toEqual(['src/a.txt'])
     expect(fs.readFileSync(path.join(dir, 'src/a.txt'), 'utf8')).toBe('x\nx\nbeta\nmore\n')
+  })
+
+  it('a change into a folder that cannot be written is refused before anyone is asked (write, edit, apply_patch)', async () => {
+    const { dir, session, asked } = guarded()
+    put(dir, 'locked/a.txt', 'alpha\n')
+    const locked = path.join(dir, 'locked')
+    // Root passes mode bits, so as root the folder is made immutable instead.
+    const root = process.getuid?.() === 0
+    const lock = (on: boolean) =>
+      root ? spawnSync('chattr', [on ? '+i' : '-i', locked]).status === 0 : (fs.chmodSync(locked, on ? 0o555 : 0o755), true)
+    ok(await session.call('file_read', { path: 'locked/a.txt' }))
+    expect(lock(true), 'chattr +i (root needs a file system with attributes, as ext4)').toBe(true)
+    try {
+      fails(await session.call('file_edit', { path: 'locked/a.txt', old_string: 'alpha', new_string: 'beta' }), 'PERMISSION_DENIED')
+      fails(await session.call('file_write', { path: 'locked/a.txt', content: 'new\n' }), 'PERMISSION_DENIED')
+      const patch = '*** Begin Patch\n*** Update File: locked/a.txt\n@@\n-alpha\n+beta\n*** End Patch'
+      fails(await session.call('apply_patch', { input: patch }), 'PERMISSION_DENIED')
+    } finally {
+      lock(false)
+    }
+    expect(asked).toEqual([])
+    expect(fs.readFileSync(path.join(locked, 'a.txt'), 'utf8')).toBe('alpha\n')
   })
 
   it('without a host UI, a failing edit gets its real error, not a phrase to ask the user for', async () => {

@@ -336,6 +336,14 @@ describe('log and branch', () => {
     expect(ok(await caller(repo({}))({ operation: 'log' }))).toBe('No commits yet.')
   })
 
+  it('a branch list cut by the result budget names a way on the model can take, not data it cannot see', async () => {
+    const dir = repo()
+    for (let i = 0; i < 150; i++) g(dir, 'branch', `feature/topic-number-${String(i).padStart(3, '0')}`)
+    const text = ok(await caller(dir, { limits: { resultTokens: 1_200 } })({ operation: 'branch' }))
+    expect(text).toMatch(/git branch --list '<pattern>' in the shell/)
+    expect(text).not.toMatch(/data\.branches/)
+  })
+
   it('branch lists local branches as git for-each-ref does, the current one marked', async () => {
     const dir = repo()
     g(dir, 'branch', 'feature/x')
