@@ -521,8 +521,11 @@ describe('the consent gate comes after validation', () => {
     const locked = path.join(dir, 'locked')
     // Root passes mode bits, so as root the folder is made immutable instead.
     const root = process.getuid?.() === 0
-    const lock = (on: boolean) =>
-      root ? spawnSync('chattr', [on ? '+i' : '-i', locked]).status === 0 : (fs.chmodSync(locked, on ? 0o555 : 0o755), true)
+    const lock = (on: boolean): boolean => {
+      if (root) return spawnSync('chattr', [on ? '+i' : '-i', locked]).status === 0
+      fs.chmodSync(locked, on ? 0o555 : 0o755)
+      return true
+    }
     ok(await session.call('file_read', { path: 'locked/a.txt' }))
     expect(lock(true), 'chattr +i (root needs a file system with attributes, as ext4)').toBe(true)
     try {
