@@ -1,5 +1,5 @@
 export { createToolkit, Toolkit, Session } from './toolkit.js'
-export type { ToolkitOptions, SessionOptions, CallOptions, DefinitionsOptions, PolicyOptions } from './toolkit.js'
+export type { ToolkitOptions, SessionOptions, CallOptions, DefinitionsOptions, PolicyOptions, IndexMode, IndexStatus } from './toolkit.js'
 export type { ToolResult, ToolOutput, ContentBlock } from './result.js'
 export type { ToolDefinition, DefinitionFormat, JsonSchema } from './definitions.js'
 export type { Limits } from './limits.js'

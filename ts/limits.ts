@@ -58,6 +58,8 @@ export interface Limits {
   taskOutputBytes: number
   /** How long a background command may run, in seconds, unless the call asks for less (Claude Code: 30 min). */
   taskTimeoutSecs: number
+  /** Memory of the live search index (bytes); past it the index turns itself off and searches walk the tree. */
+  indexBytes: number
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -90,6 +92,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   backgroundTasksPerSession: 4,
   taskOutputBytes: 1024 * 1024,
   taskTimeoutSecs: 1800,
+  indexBytes: 512 * 1024 * 1024,
 })
 
 /** Merges overrides into the defaults, refusing unknown names and numbers that are not positive integers. */

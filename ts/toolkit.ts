@@ -112,6 +112,31 @@ export interface ToolkitOptions {
   onPermissionRequest?: PermissionHandler
   /** A host UI for risky commands in supervised autonomy: return true to run the command once (SPEC §3.8). */
   onApproval?: ApprovalHandler
+  /**
+   * The live search index of the workspace (docs/performance.md): 'lazy' (the default)
+   * builds it in the background on the first search, 'auto' at once, 'off' never.
+   * Searches before it is ready, or that it cannot answer, walk the tree.
+   */
+  index?: IndexMode
+}
+
+/** When the workspace's live search index is built. */
+export type IndexMode = 'lazy' | 'auto' | 'off'
+
+/** What the live search index is doing and holds. */
+export interface IndexStatus {
+  state: 'idle' | 'building' | 'ready' | 'off'
+  /** Why it is off. */
+  reason?: string
+  files: number
+  /** Memory it holds, in bytes. */
+  bytes: number
+  /** limits.indexBytes. */
+  budget: number
+  /** How long its last build took. */
+  buildMs: number
+  /** File-system events its watcher has reported. */
+  events: number
 }
 
 export interface SessionOptions {
@@ -198,6 +223,9 @@ export class Toolkit {
     this.limits = resolveLimits(options.limits)
     this.allowedPaths = (options.policy?.allowedPaths ?? []).map((p) => realDir(p, 'policy.allowedPaths entry'))
     this.fs = new native.Workspace([this.workspace, ...this.allowedPaths])
+    const index = options.index ?? 'lazy'
+    if (!['lazy', 'auto', 'off'].includes(index)) throw new TypeError(`fsgate: index must be 'lazy', 'auto' or 'off', got '${String(index)}'`)
+    if (index !== 'off') this.fs.useIndex(this.limits.indexBytes, index === 'auto')
     this.home = realOrSelf(homedir())
     this.options = options
     // A tool listed by any of its names is gated under all of them.
@@ -229,7 +257,15 @@ export class Toolkit {
    * are killed (with everything they started). Resolves when they are gone.
    */
   async close(): Promise<void> {
+    this.fs.closeIndex()
     await this.tasks.stopAll('toolkit closed')
+  }
+
+  /** What the workspace's live search index is doing and holds; null when `index: 'off'`. */
+  indexStatus(): IndexStatus | null {
+    const s = this.fs.indexStatus()
+    if (!s) return null
+    return { state: s.state as IndexStatus['state'], ...(s.reason ? { reason: s.reason } : {}), files: s.files, bytes: s.bytes, budget: s.budget, buildMs: s.buildMs, events: s.events }
   }
 
   /**

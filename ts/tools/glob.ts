@@ -130,7 +130,7 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
   const files = listed.slice(0, await recordsWithin(ctx, shownAs))
   const next = offset + files.length
   const truncated = r.total > next
-  const data = { pattern, path: displayPath(ctx.workspace, abs), files, numFiles: r.total, offset, shown: files.length, truncated, ...(r.errors.length ? { errors: r.errors.slice(0, 20) } : {}) }
+  const data = { pattern, path: displayPath(ctx.workspace, abs), files, numFiles: r.total, offset, shown: files.length, truncated, fromIndex: r.fromIndex, ...(r.errors.length ? { errors: r.errors.slice(0, 20) } : {}) }
   const unread = r.errors.length ? `\n(${walkErrors(r.errors)})` : ''
   if (files.length === 0 && offset > 0 && r.total > 0) {
     return { content: [text(`offset ${num(offset)} is past the last of the ${plural(r.total, 'file')} matching ${clip(pattern, 300)}; continue with offset=0.${unread}`)], data }

@@ -266,6 +266,8 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
     shown: r.shown,
     truncated: r.truncated,
     files,
+    fromIndex: r.fromIndex,
+    filesRead: r.filesRead,
   }
   if (input.output_mode === 'count') data.counts = r.counts
   if (r.cutLines) data.cutLines = r.cutLines

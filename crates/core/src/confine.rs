@@ -42,6 +42,11 @@ impl Roots {
         Ok(Roots { roots: out })
     }
 
+    /// The first root (the workspace), real.
+    pub fn first(&self) -> Option<&Path> {
+        self.roots.first().map(PathBuf::as_path)
+    }
+
     /// Whether a real (already canonical) path lies inside one of the roots.
     pub fn contains(&self, real: &Path) -> bool {
         self.roots.iter().any(|root| real.starts_with(root))

@@ -1,10 +1,12 @@
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::cancel::Cancel;
 use crate::dir::Dir;
 use crate::error::Result;
+use crate::live::{plan::Query, LiveIndex};
 use crate::walk::{self, WalkConfig};
 use crate::Roots;
 
@@ -25,11 +27,12 @@ pub struct GlobConfig {
     order: GlobOrder,
     limit: usize,
     offset: usize,
+    live: Option<Arc<LiveIndex>>,
 }
 
 impl Default for GlobConfig {
     fn default() -> GlobConfig {
-        GlobConfig { walk: WalkConfig::default(), order: GlobOrder::Path, limit: 1000, offset: 0 }
+        GlobConfig { walk: WalkConfig::default(), order: GlobOrder::Path, limit: 1000, offset: 0, live: None }
     }
 }
 
@@ -52,6 +55,13 @@ impl GlobConfig {
         self
     }
 
+    /// The live index of the workspace: when it can answer, its snapshot is listed
+    /// instead of the tree (the results are the same). By default, there is none.
+    pub fn live(&mut self, index: Option<Arc<LiveIndex>>) -> &mut Self {
+        self.live = index;
+        self
+    }
+
     /// Paths skipped before the first returned, in the order of the results. By
     /// default, this is 0.
     pub fn offset(&mut self, offset: usize) -> &mut Self {
@@ -70,6 +80,8 @@ pub struct GlobOutcome {
     pub total: usize,
     /// Folders that could not be read, as messages.
     pub errors: Vec<String>,
+    /// Whether the live index's snapshot was listed (else the tree was walked).
+    pub from_index: bool,
 }
 
 /// Lists the files under `base` whose path relative to `base` matches `pattern`
@@ -89,6 +101,11 @@ pub fn glob_files(
     let dir = walk::search_folder(roots, base)?;
     let mut walk_config = config.walk.clone();
     walk_config.globs(&[pattern]);
+    let filter = walk::Filter::new(&walk_config)?;
+    let selection = config.live.as_ref().and_then(|live| live.select(&dir, &walk_config, &filter, &Query::All, false));
+    if let Some(selection) = selection {
+        return Ok(from_snapshot(selection.files, config, &walk::real_or_self(display_root)));
+    }
     let (files, mut errors, mut moved) = walk::list(&dir, &walk_config, cancel)?;
     let listed = files.len();
     let display_root = walk::real_or_self(display_root);
@@ -133,7 +150,24 @@ pub fn glob_files(
         }
     };
     errors.extend(moved.note());
-    Ok(GlobOutcome { paths, total, errors })
+    Ok(GlobOutcome { paths, total, errors, from_index: false })
+}
+
+/// The page of a listing of the live index's snapshot (fresh as of the call; in path
+/// order, with each file's modification time): the files of the page are looked at
+/// again as a walk's are, and one that is gone since is left out.
+fn from_snapshot(mut files: Vec<(PathBuf, i128)>, config: &GlobConfig, display_root: &Path) -> GlobOutcome {
+    if config.order == GlobOrder::Newest {
+        // Path order is kept among files of the same time (the sort is stable).
+        files.sort_by_key(|f| std::cmp::Reverse(f.1));
+    }
+    let need = config.offset.saturating_add(config.limit).min(files.len());
+    let kept = look_again(&files[..need], |(p, _)| p, false);
+    let gone = need - kept.len();
+    let paths = kept.iter().skip(config.offset).map(|&(i, _)| walk::shown(display_root, &files[i].0)).collect();
+    let mut moved = walk::Moved::default();
+    moved.add(gone);
+    GlobOutcome { paths, total: files.len() - gone, errors: moved.note().into_iter().collect(), from_index: true }
 }
 
 /// Files listed, looked at again by name inside their folder, opened without following a

@@ -1,15 +1,18 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use rayon::prelude::*;
 
 use crate::cancel::Cancel;
 use crate::confine::open_found;
 use crate::error::{Error, ErrorKind, Result};
+use crate::live::{plan, LiveIndex};
 use crate::tokens::count_tokens;
 use crate::walk::{self, Start, WalkConfig};
 use crate::Roots;
@@ -61,6 +64,7 @@ pub struct GrepConfig {
     exclude: Option<String>,
     max_per_file: Option<u64>,
     max_tokens: Option<usize>,
+    live: Option<Arc<LiveIndex>>,
 }
 
 impl Default for GrepConfig {
@@ -82,6 +86,7 @@ impl Default for GrepConfig {
             exclude: None,
             max_per_file: None,
             max_tokens: None,
+            live: None,
         }
     }
 }
@@ -188,6 +193,13 @@ impl GrepConfig {
         self
     }
 
+    /// The live index of the workspace: when it can answer, only the files it names as
+    /// possible matches are read (the results are the same). By default, there is none.
+    pub fn live(&mut self, index: Option<Arc<LiveIndex>>) -> &mut Self {
+        self.live = index;
+        self
+    }
+
     /// The most bytes of results held while searching: more than the report can show, so
     /// that the report, not the search, decides where it ends, plus room for the results
     /// skipped before `offset` (a line is held cut to `max_columns`), so that a deep page
@@ -240,6 +252,10 @@ pub struct GrepOutcome {
     pub record_files: Vec<u32>,
     /// Whether the context of the first match was cut to fit the page.
     pub context_cut: bool,
+    /// Whether the live index chose the files read (else the tree was walked).
+    pub from_index: bool,
+    /// Files read.
+    pub files_read: usize,
 }
 
 /// Searches the files under `base` (a folder, or one file) for `pattern` (Rust regex
@@ -268,8 +284,10 @@ pub fn grep(
     let display_root = walk::real_or_self(display_root);
     let need = config.offset.saturating_add(config.limit) as u64;
     let collector = Mutex::new(Collector { need, held_budget: config.held_budget(), ..Collector::default() });
+    let read = AtomicUsize::new(0);
     let search = |paths: Vec<PathBuf>| {
         let mut searcher = searcher(config);
+        read.fetch_add(paths.len(), Ordering::Relaxed);
         for path in paths {
             if cancel.is_cancelled() {
                 return;
@@ -280,8 +298,14 @@ pub fn grep(
     };
     let mut errors = Vec::new();
     let mut moved = walk::Moved::default();
-    match start {
-        Start::File(path) => {
+    let listed = match &start {
+        Start::Dir(dir) => indexed(dir, pattern, config)?,
+        Start::File(_) => None,
+    };
+    let from_index = listed.is_some();
+    match (start, listed) {
+        (_, Some(files)) => files.par_chunks(BATCH).for_each(|chunk| search(chunk.to_vec())),
+        (Start::File(path), None) => {
             // One file named directly: a failure to open it is the answer, not a note (and
             // a folder on its path swapped for a link since it was resolved opens nothing).
             open_found(&path)?;
@@ -289,7 +313,7 @@ pub fn grep(
         }
         // The walk runs here; batches of files go to the caller's rayon pool as they are
         // found, and the last (for a small folder, the only) batch is searched here.
-        Start::Dir(dir) => rayon::scope(|scope| -> Result<()> {
+        (Start::Dir(dir), None) => rayon::scope(|scope| -> Result<()> {
             let search = &search;
             let mut batch = Vec::with_capacity(BATCH);
             (errors, moved) = walk::walk(&dir, &config.walk, cancel, |file| {
@@ -315,7 +339,19 @@ pub fn grep(
     errors.extend(moved.note());
     let mut out = render(&collector, config, &display_root);
     out.errors = errors;
+    out.from_index = from_index;
+    out.files_read = read.into_inner();
     Ok(out)
+}
+
+/// The files under `dir` the live index says may match, in path order, when it can
+/// answer for this search.
+fn indexed(dir: &Path, pattern: &str, config: &GrepConfig) -> Result<Option<Vec<PathBuf>>> {
+    let Some(live) = &config.live else { return Ok(None) };
+    let filter = walk::Filter::new(&config.walk)?;
+    let query = plan::plan(pattern, config.case_insensitive, config.multiline);
+    let selection = live.select(dir, &config.walk, &filter, &query, config.multiline);
+    Ok(selection.map(|s| s.files.into_iter().map(|(path, _)| path).collect()))
 }
 
 fn build_matcher(pattern: &str, config: &GrepConfig) -> Result<RegexMatcher> {

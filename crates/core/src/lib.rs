@@ -80,6 +80,7 @@ mod index;
 #[cfg(target_os = "linux")]
 mod landlock;
 mod list;
+mod live;
 mod notebook;
 mod page;
 mod patch;
@@ -109,6 +110,7 @@ pub use crate::index::IndexCache;
 #[cfg(target_os = "linux")]
 pub use crate::landlock::{landlock_abi, set_host_dumpable, Confinement};
 pub use crate::list::{list_directory, Entry, EntryKind, ListConfig, Listing};
+pub use crate::live::{IndexState, IndexStatus, LiveIndex, INDEX_BYTES};
 pub use crate::notebook::{
     apply_cell_edit, edit_notebook, read_notebook, CellEdit, CellEditMode, CellEdited, CellView, NotebookConfig,
     NotebookPage, OutputView,

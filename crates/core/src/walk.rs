@@ -68,6 +68,17 @@ impl WalkConfig {
         self.file_type = name.map(str::to_string);
         self
     }
+
+    /// Whether hidden files are included.
+    pub(crate) fn includes_hidden(&self) -> bool {
+        self.include_hidden
+    }
+
+    /// Whether a walk with these settings yields a part of what the live index's snapshot
+    /// holds (ripgrep's ignore rules, and no ignore files of other names).
+    pub(crate) fn fits_snapshot(&self) -> bool {
+        !self.include_ignored && self.ignore_files.is_empty()
+    }
 }
 
 /// What a walk starts from: a folder to walk, or one file named directly.
@@ -183,6 +194,16 @@ impl Filter {
     /// as ripgrep's `-g '!dist'` leaves out the whole folder.
     pub fn drops(&self, rel: &Path) -> bool {
         self.drop.as_ref().is_some_and(|set| set.is_match(rel))
+    }
+
+    /// The file types selected, if any.
+    pub fn types(&self) -> Option<&Types> {
+        self.types.as_ref()
+    }
+
+    /// Whether any `!` glob may leave out a folder.
+    pub fn has_drops(&self) -> bool {
+        self.drop.is_some() || self.drop_dirs.is_some()
     }
 
     /// Whether a folder, with all it holds, is left out by a `!` glob.
@@ -514,7 +535,7 @@ impl<'a> Lister<'a> {
 }
 
 /// Whether `dir` is inside a git repository (it or a folder above it has `.git`).
-fn in_repository(dir: &Path) -> bool {
+pub(crate) fn in_repository(dir: &Path) -> bool {
     dir.ancestors().any(|d| d.join(".git").exists())
 }
 

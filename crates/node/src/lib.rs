@@ -614,6 +614,45 @@ impl From<core::ReadOutcome> for ReadResult {
     }
 }
 
+/// What a live index is doing and holds.
+#[napi(object)]
+pub struct IndexStatusInfo {
+    /// 'idle' | 'building' | 'ready' | 'off'.
+    pub state: String,
+    /// Why it is off.
+    pub reason: Option<String>,
+    /// Files in the snapshot.
+    pub files: u32,
+    /// Memory it holds (bytes, estimated from what it allocated).
+    pub bytes: f64,
+    /// Its memory budget (bytes).
+    pub budget: f64,
+    /// How long the last build took (ms).
+    pub build_ms: f64,
+    /// File-system events its watcher reported.
+    pub events: f64,
+}
+
+impl From<core::IndexStatus> for IndexStatusInfo {
+    fn from(s: core::IndexStatus) -> IndexStatusInfo {
+        let (state, reason) = match s.state {
+            core::IndexState::Idle => ("idle", None),
+            core::IndexState::Building => ("building", None),
+            core::IndexState::Ready => ("ready", None),
+            core::IndexState::Off(why) => ("off", Some(why)),
+        };
+        IndexStatusInfo {
+            state: state.into(),
+            reason,
+            files: s.files.min(u32::MAX as usize) as u32,
+            bytes: s.bytes as f64,
+            budget: s.budget as f64,
+            build_ms: s.build_ms,
+            events: s.events as f64,
+        }
+    }
+}
+
 /// The folders a toolkit may touch, checked on real paths by every call.
 #[napi]
 pub struct Workspace {
@@ -622,6 +661,8 @@ pub struct Workspace {
     index: Arc<core::IndexCache>,
     /// Shared by every session of the toolkit: the chunks and terms of the code ranked so far.
     pub(crate) code_index: Arc<core::CodeIndex>,
+    /// The live index of the workspace (the first root), when the toolkit has one.
+    pub(crate) live: Option<Arc<core::LiveIndex>>,
 }
 
 #[napi]
@@ -634,7 +675,54 @@ impl Workspace {
             roots: Arc::new(roots),
             index: Arc::new(core::IndexCache::default()),
             code_index: Arc::new(core::CodeIndex::default()),
+            live: None,
         })
+    }
+
+    /// Gives the workspace (the first root) a live index of at most `budget` bytes, built
+    /// on the first search, or now when `start`. Searches then read only the files it
+    /// names as possible matches.
+    #[napi]
+    pub fn use_index(&mut self, budget: f64, start: bool) {
+        let Some(root) = self.roots.first() else { return };
+        let live = Arc::new(core::LiveIndex::new(root, budget.max(0.0) as usize));
+        if start {
+            live.start();
+        }
+        self.live = Some(live);
+    }
+
+    /// What the live index is doing and holds; `null` without one.
+    #[napi]
+    pub fn index_status(&self) -> Option<IndexStatusInfo> {
+        self.live.as_ref().map(|live| IndexStatusInfo::from(live.status()))
+    }
+
+    /// Waits (blocking the calling thread, at most `timeoutMs`) until a build started has
+    /// ended; for tests and benchmarks.
+    #[napi]
+    pub fn wait_index(&self, timeout_ms: u32) -> bool {
+        self.live.as_ref().is_none_or(|live| live.wait_ready(std::time::Duration::from_millis(timeout_ms.into())))
+    }
+
+    /// Stops the live index's watcher and frees it; later searches walk.
+    #[napi]
+    pub fn close_index(&self) {
+        if let Some(live) = &self.live {
+            live.close();
+        }
+    }
+
+    /// Test hooks: `"kill"` stops the watcher as a crash would, `"overflow"` reports a
+    /// lost event queue.
+    #[napi]
+    pub fn break_index_watcher(&self, how: String) {
+        if let Some(live) = &self.live {
+            match how.as_str() {
+                "kill" => live.kill_watcher(),
+                _ => live.overflow_watcher(),
+            }
+        }
     }
 
     /// Reads a file inside the roots on the worker pool; the reply goes to `completer` as `id`.

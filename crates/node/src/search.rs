@@ -67,6 +67,8 @@ pub struct GlobResult {
     pub total: u32,
     /// Folders that could not be read.
     pub errors: Vec<String>,
+    /// Whether the live index's snapshot was listed (else the tree was walked).
+    pub from_index: bool,
 }
 
 /// Options of [`Workspace::grep`].
@@ -141,6 +143,10 @@ pub struct GrepResult {
     pub record_files: Vec<u32>,
     /// Whether the first match's context was cut to fit the page.
     pub context_cut: bool,
+    /// Whether the live index chose the files read (else the tree was walked).
+    pub from_index: bool,
+    /// Files read.
+    pub files_read: u32,
 }
 
 impl From<core::GrepOutcome> for GrepResult {
@@ -160,6 +166,8 @@ impl From<core::GrepOutcome> for GrepResult {
             records: o.records,
             record_files: o.record_files,
             context_cut: o.context_cut,
+            from_index: o.from_index,
+            files_read: o.files_read.min(u32::MAX as usize) as u32,
         }
     }
 }
@@ -178,12 +186,20 @@ impl Workspace {
         } else {
             core::GlobOrder::Path
         });
-        config.limit(options.limit.unwrap_or(1000) as usize).offset(options.offset.unwrap_or(0) as usize);
+        config
+            .limit(options.limit.unwrap_or(1000) as usize)
+            .offset(options.offset.unwrap_or(0) as usize)
+            .live(self.live.clone());
         let (base, display_root, pattern) =
             (PathBuf::from(options.path), PathBuf::from(options.display_root), options.pattern);
         run_on_search_pool(completer, id, AnyReply::Glob, move || {
             let out = core::glob_files(&roots, &base, &display_root, &pattern, &config, &cancel)?;
-            Ok(GlobResult { paths: out.paths.join("\0"), total: out.total as u32, errors: out.errors })
+            Ok(GlobResult {
+                paths: out.paths.join("\0"),
+                total: out.total as u32,
+                errors: out.errors,
+                from_index: out.from_index,
+            })
         });
     }
 
@@ -212,7 +228,8 @@ impl Workspace {
             .only_matching(options.only_matching.unwrap_or(false))
             .exclude(options.exclude.as_deref())
             .max_per_file(options.max_per_file.map(u64::from))
-            .max_tokens(options.max_tokens.map(|t| t as usize));
+            .max_tokens(options.max_tokens.map(|t| t as usize))
+            .live(self.live.clone());
         let (base, display_root, pattern) =
             (PathBuf::from(options.path), PathBuf::from(options.display_root), options.pattern);
         run_on_search_pool(completer, id, AnyReply::Grep, move || {

@@ -1,0 +1,324 @@
+//! The live index of a workspace: a snapshot of the files a search reads and the
+//! trigrams of their text, built once in the background and kept fresh by file-system
+//! events, so that a content search reads only the files that may match and a glob
+//! lists the snapshot instead of walking.
+//!
+//! A query first syncs with the watcher (see [`watch`]), so it sees every change any
+//! program made before it started. When the index cannot answer — not built yet, over
+//! its memory budget, the watcher lost, a search the snapshot does not cover — the
+//! caller walks the tree as it would without an index.
+
+pub(crate) mod plan;
+mod postings;
+#[cfg(test)]
+mod tests;
+mod tree;
+mod watch;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use self::plan::Query;
+use self::tree::{Refused, Tree};
+use self::watch::{Unsynced, Watch};
+use crate::walk::{Filter, WalkConfig};
+
+/// The default memory budget of an index.
+pub const INDEX_BYTES: usize = 512 << 20;
+/// Dead ids (files changed or removed since they were indexed) past which, when they
+/// also outnumber the live ones, the index is built afresh.
+const CHURN: usize = 100_000;
+/// How long a query waits for the watcher to report its cookie.
+const SYNC_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What an index is doing, for the host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IndexState {
+    /// Nothing built yet: the first search starts the build.
+    Idle,
+    /// Being built in the background; searches walk meanwhile.
+    Building,
+    /// Answering searches.
+    Ready,
+    /// Not answering, and why; searches walk. A later search tries to build it again,
+    /// except when it was over its budget or closed.
+    Off(String),
+}
+
+/// The state of an index and what it holds.
+#[derive(Clone, Debug)]
+pub struct IndexStatus {
+    /// What it is doing.
+    pub state: IndexState,
+    /// Files in the snapshot.
+    pub files: usize,
+    /// Memory it holds, estimated from what it allocated.
+    pub bytes: usize,
+    /// Its memory budget.
+    pub budget: usize,
+    /// How long the last build took.
+    pub build_ms: f64,
+    /// File-system events its watcher has reported.
+    pub events: u64,
+}
+
+/// The live index of one folder (the workspace), shared by every session of a toolkit.
+pub struct LiveIndex {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    root: PathBuf,
+    budget: usize,
+    tree: RwLock<Option<Tree>>,
+    state: Mutex<IndexState>,
+    watch: Mutex<Option<Watch>>,
+    /// Set when the toolkit closes: a build stops, and none starts again.
+    closed: AtomicBool,
+    build_ms: Mutex<f64>,
+}
+
+/// What a query of the index found: the files to read, in path order.
+pub(crate) struct Selection {
+    /// With each file's modification time (nanoseconds since the epoch).
+    pub(crate) files: Vec<(PathBuf, i128)>,
+}
+
+impl std::fmt::Debug for LiveIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveIndex").field("root", &self.inner.root).finish_non_exhaustive()
+    }
+}
+
+impl LiveIndex {
+    /// An index of `root` (a real folder) that holds at most `budget` bytes. Nothing
+    /// happens until [`LiveIndex::start`] or the first search.
+    pub fn new(root: &Path, budget: usize) -> LiveIndex {
+        LiveIndex {
+            inner: Arc::new(Inner {
+                root: root.to_path_buf(),
+                budget,
+                tree: RwLock::new(None),
+                state: Mutex::new(IndexState::Idle),
+                watch: Mutex::new(None),
+                closed: AtomicBool::new(false),
+                build_ms: Mutex::new(0.0),
+            }),
+        }
+    }
+
+    /// Starts the build in the background, unless it is built, building, or off for good.
+    pub fn start(&self) {
+        let mut state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        let again = match &*state {
+            IndexState::Idle => true,
+            IndexState::Off(why) => {
+                !self.inner.closed.load(Ordering::Relaxed) && !FOR_GOOD.iter().any(|w| why.starts_with(w))
+            }
+            _ => false,
+        };
+        if !again {
+            return;
+        }
+        *state = IndexState::Building;
+        drop(state);
+        let inner = self.inner.clone();
+        let spawned = std::thread::Builder::new().name("fsgate-index".into()).spawn(move || inner.build());
+        if let Err(e) = spawned {
+            self.inner.set_state(IndexState::Off(format!("cannot start the build: {e}")));
+        }
+    }
+
+    /// Stops the watcher and frees the index; later searches walk.
+    pub fn close(&self) {
+        self.inner.closed.store(true, Ordering::Relaxed);
+        *self.inner.watch.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.inner.tree.write().unwrap_or_else(|e| e.into_inner()) = None;
+        self.inner.set_state(IndexState::Off("closed".into()));
+    }
+
+    /// What the index is doing and holds.
+    pub fn status(&self) -> IndexStatus {
+        let tree = self.inner.tree.read().unwrap_or_else(|e| e.into_inner());
+        IndexStatus {
+            state: self.inner.state.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            files: tree.as_ref().map_or(0, Tree::files),
+            bytes: tree.as_ref().map_or(0, Tree::bytes),
+            budget: self.inner.budget,
+            build_ms: *self.inner.build_ms.lock().unwrap_or_else(|e| e.into_inner()),
+            events: self.inner.watch.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, Watch::events),
+        }
+    }
+
+    /// Waits until a build started has ended (tests, benchmarks, and hosts that want the
+    /// first search fast); `false` if it did not end within `timeout`.
+    pub fn wait_ready(&self, timeout: Duration) -> bool {
+        let end = Instant::now() + timeout;
+        while Instant::now() < end {
+            if !matches!(*self.inner.state.lock().unwrap_or_else(|e| e.into_inner()), IndexState::Building) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        false
+    }
+
+    /// The files under `base` (a real folder) that a walk with these settings would
+    /// yield and that may match `query`, fresh as of this call; `None` when the index
+    /// cannot answer (the caller walks). Starts the build if none has started.
+    pub(crate) fn select(
+        &self,
+        base: &Path,
+        walk: &WalkConfig,
+        filter: &Filter,
+        query: &Query,
+        multiline: bool,
+    ) -> Option<Selection> {
+        if !walk.fits_snapshot() || !base.starts_with(&self.inner.root) {
+            return None;
+        }
+        if !self.inner.sync() {
+            self.start();
+            return None;
+        }
+        let tree = self.inner.tree.read().unwrap_or_else(|e| e.into_inner());
+        let tree = tree.as_ref().filter(|t| t.covers(base))?;
+        Some(Selection { files: tree.select(base, walk, filter, query, multiline) })
+    }
+
+    /// Stops the watcher without telling the index, as a crash of its thread would (tests).
+    #[doc(hidden)]
+    pub fn kill_watcher(&self) {
+        if let Some(watch) = self.inner.watch.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            watch.kill();
+        }
+    }
+
+    /// Reports an overflow of the watcher's queue, as the kernel would (tests).
+    #[doc(hidden)]
+    pub fn overflow_watcher(&self) {
+        if let Some(watch) = self.inner.watch.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            watch.overflow();
+        }
+    }
+}
+
+/// How the reason of an index over its budget starts.
+const OVER_BUDGET: &str = "over its memory budget";
+/// How the reason of an index that cannot write its cookie starts.
+const NO_COOKIE: &str = "cannot write";
+/// How the reason of an index whose folder cannot be watched starts.
+const NO_WATCH: &str = "cannot watch";
+/// Reasons an index is off for good: no search builds it again.
+const FOR_GOOD: [&str; 3] = [OVER_BUDGET, NO_COOKIE, NO_WATCH];
+
+impl Inner {
+    fn set_state(&self, state: IndexState) {
+        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = state;
+    }
+
+    fn stopped(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
+    }
+
+    /// Builds the snapshot on this (background) thread, at the lowest priority, with the
+    /// watcher started first so that nothing changed during the build is missed.
+    fn build(&self) {
+        lower_priority();
+        let started = Instant::now();
+        let watch = match Watch::start(&self.root) {
+            Ok(watch) => watch,
+            Err(why) => return self.set_state(IndexState::Off(format!("{NO_WATCH} the workspace: {why}"))),
+        };
+        *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = Some(watch);
+        let built = Tree::build(&self.root, self.budget, &|| self.stopped());
+        *self.build_ms.lock().unwrap_or_else(|e| e.into_inner()) = started.elapsed().as_secs_f64() * 1000.0;
+        match built {
+            Ok(tree) if !self.stopped() => {
+                *self.tree.write().unwrap_or_else(|e| e.into_inner()) = Some(tree);
+                self.set_state(IndexState::Ready);
+            }
+            Ok(_) | Err(Refused::Stopped) => {}
+            Err(why) => self.refuse(why),
+        }
+    }
+
+    fn refuse(&self, why: Refused) {
+        *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.tree.write().unwrap_or_else(|e| e.into_inner()) = None;
+        let why = match why {
+            Refused::OverBudget { files, bytes } => format!(
+                "{OVER_BUDGET} ({} MiB) at {files} files ({} MiB); raise limits.indexBytes",
+                self.budget >> 20,
+                bytes >> 20
+            ),
+            Refused::Stopped => "closed".into(),
+            Refused::Walk(e) => format!("cannot walk the workspace: {e}"),
+        };
+        self.set_state(IndexState::Off(why));
+    }
+
+    /// Brings the snapshot up to date with every change made before this call; `false`
+    /// when the index cannot answer (not ready, or the watcher lost, which drops it so
+    /// that the next search builds it again).
+    fn sync(&self) -> bool {
+        if !matches!(*self.state.lock().unwrap_or_else(|e| e.into_inner()), IndexState::Ready) {
+            return false;
+        }
+        let changes = {
+            let watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
+            let Some(watch) = watch.as_ref() else { return false };
+            watch.sync(SYNC_TIMEOUT)
+        };
+        let changes = match changes {
+            Ok(changes) => changes,
+            Err(Unsynced::NoCookie(why) | Unsynced::Lost(why)) => {
+                *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                *self.tree.write().unwrap_or_else(|e| e.into_inner()) = None;
+                self.set_state(IndexState::Off(why));
+                return false;
+            }
+        };
+        if !changes.rescan && changes.paths.is_empty() {
+            return true;
+        }
+        let mut tree = self.tree.write().unwrap_or_else(|e| e.into_inner());
+        let Some(snapshot) = tree.as_mut() else { return false };
+        let paths: Vec<PathBuf> = changes.paths.into_iter().collect();
+        let applied = if changes.rescan {
+            snapshot.rescan(&self.root, &|| self.stopped())
+        } else {
+            snapshot.apply(&paths, &|| self.stopped())
+        };
+        match applied {
+            // Dead ids outweigh live ones after much churn: build afresh (searches walk
+            // meanwhile) rather than carry them.
+            Ok(()) if snapshot.dead() > snapshot.files().max(CHURN) => {
+                *tree = None;
+                drop(tree);
+                self.set_state(IndexState::Off("rebuilding after many changes".into()));
+                false
+            }
+            Ok(()) => true,
+            Err(why) => {
+                drop(tree);
+                self.refuse(why);
+                false
+            }
+        }
+    }
+}
+
+/// Lowers the calling thread's priority to the least, so that a build never takes a
+/// core from a search or a read.
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: gettid has no preconditions; setpriority on our own thread id changes only
+    // this thread's nice value (Linux schedules threads separately).
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 19);
+    }
+}

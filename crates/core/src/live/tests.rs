@@ -1,0 +1,167 @@
+//! The live index against the walk: the same results, fresh after every change.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::*;
+use crate::testutil::tree;
+use crate::{glob_files, grep, Cancel, GlobConfig, GlobOrder, GrepConfig, GrepMode, GrepOutcome, Roots};
+
+fn ready(dir: &Path) -> Arc<LiveIndex> {
+    let index = Arc::new(LiveIndex::new(dir, INDEX_BYTES));
+    index.start();
+    assert!(index.wait_ready(Duration::from_secs(20)));
+    assert_eq!(index.status().state, IndexState::Ready, "{:?}", index.status());
+    index
+}
+
+fn search(dir: &Path, pattern: &str, index: Option<&Arc<LiveIndex>>, setup: impl Fn(&mut GrepConfig)) -> GrepOutcome {
+    let roots = Roots::new(&[dir]).unwrap();
+    let mut config = GrepConfig::default();
+    config.mode(GrepMode::Content).live(index.cloned());
+    setup(&mut config);
+    grep(&roots, dir, dir, pattern, &config, &Cancel::new()).unwrap()
+}
+
+/// Searches with and without the index and checks they agree; returns the indexed one.
+fn same(dir: &Path, index: &Arc<LiveIndex>, pattern: &str, setup: impl Fn(&mut GrepConfig)) -> GrepOutcome {
+    let walked = search(dir, pattern, None, &setup);
+    let indexed = search(dir, pattern, Some(index), &setup);
+    assert!(indexed.from_index, "the index answered {pattern:?}");
+    assert_eq!(indexed.text, walked.text, "{pattern:?}");
+    assert_eq!(indexed.matches, walked.matches, "{pattern:?}");
+    indexed
+}
+
+fn files() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("src/visitor.rs", "struct NodeVisitor;\nimpl Visitor for NodeVisitor {}\n"),
+        ("src/main.rs", "fn main() { println!(\"hello\"); }\n"),
+        ("src/.hidden.rs", "struct HiddenVisitor;\n"),
+        (".config/tool.toml", "visitor = true\n"),
+        ("docs/readme.md", "# Hello World\nThe VISITOR pattern.\n"),
+        ("build/out.js", "var NodeVisitor = 1;\n"),
+        (".gitignore", "build/\n"),
+        ("bin.dat", "Visitor\0after the nul: SecretVisitor\n"),
+    ]
+}
+
+#[test]
+fn the_index_answers_as_the_walk_does() {
+    let dir = std::fs::canonicalize(tree(&files())).unwrap();
+    let index = ready(&dir);
+    let out = same(&dir, &index, r"\w+Visitor\b", |_| {});
+    assert!(out.files_read < 5, "read {} files", out.files_read);
+    same(&dir, &index, "visitor", |c| {
+        c.case_insensitive(true);
+    });
+    same(&dir, &index, "Visitor|hello", |c| {
+        c.walk().include_hidden(true);
+    });
+    same(&dir, &index, "Visitor", |c| {
+        c.walk().file_type(Some("rust"));
+    });
+    same(&dir, &index, "Visitor", |c| {
+        c.walk().globs(&["*.md", "!docs"]);
+    });
+    same(&dir, &index, "after the nul", |c| {
+        c.multiline(true);
+    });
+    same(&dir, &index, "a.c", |_| {});
+    let sub = search(&dir.join("src"), "Visitor", Some(&index), |_| {});
+    assert!(sub.from_index);
+}
+
+#[test]
+fn a_search_sees_every_change_made_before_it() {
+    let dir = std::fs::canonicalize(tree(&files())).unwrap();
+    let index = ready(&dir);
+    std::fs::write(dir.join("src/new.rs"), "struct FreshVisitor;\n").unwrap();
+    assert!(same(&dir, &index, "FreshVisitor", |_| {}).text.contains("src/new.rs"));
+    std::fs::write(dir.join("src/new.rs"), "struct Changed;\n").unwrap();
+    assert_eq!(same(&dir, &index, "FreshVisitor", |_| {}).matches, 0);
+    std::fs::File::create(dir.join("src/visitor.rs")).unwrap();
+    assert!(!same(&dir, &index, "NodeVisitor", |_| {}).text.contains("visitor.rs"));
+    std::fs::create_dir_all(dir.join("deep/er")).unwrap();
+    std::fs::write(dir.join("deep/er/f.txt"), "DeepVisitor\n").unwrap();
+    assert_eq!(same(&dir, &index, "DeepVisitor", |_| {}).matches, 1);
+    std::fs::rename(dir.join("deep"), dir.join("moved")).unwrap();
+    assert!(same(&dir, &index, "DeepVisitor", |_| {}).text.contains("moved/er/f.txt"));
+    std::fs::remove_dir_all(dir.join("moved")).unwrap();
+    assert_eq!(same(&dir, &index, "DeepVisitor", |_| {}).matches, 0);
+    std::fs::write(dir.join(".gitignore"), "").unwrap();
+    assert!(same(&dir, &index, "NodeVisitor", |_| {}).text.contains("build/out.js"));
+    std::fs::write(dir.join(".gitignore"), "src/\n").unwrap();
+    assert!(!same(&dir, &index, "Visitor", |_| {}).text.contains("src/"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_folder_swapped_for_a_link_shows_nothing_through_it() {
+    let dir = std::fs::canonicalize(tree(&files())).unwrap();
+    let outside = std::fs::canonicalize(tree(&[("secret.rs", "SecretVisitor\n")])).unwrap();
+    let index = ready(&dir);
+    std::fs::rename(dir.join("src"), dir.join("src.old")).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("src")).unwrap();
+    let out = same(&dir, &index, "Visitor", |_| {});
+    assert!(!out.text.contains("Secret"), "{}", out.text);
+}
+
+#[test]
+fn a_lost_or_overflowed_watcher_falls_back_and_recovers() {
+    let dir = std::fs::canonicalize(tree(&files())).unwrap();
+    let index = ready(&dir);
+    index.overflow_watcher();
+    std::fs::write(dir.join("after.rs"), "OverflowVisitor\n").unwrap();
+    assert_eq!(same(&dir, &index, "OverflowVisitor", |_| {}).matches, 1);
+    index.kill_watcher();
+    std::fs::write(dir.join("later.rs"), "LostVisitor\n").unwrap();
+    let out = search(&dir, "LostVisitor", Some(&index), |_| {});
+    assert!(!out.from_index && out.matches == 1);
+    assert!(index.wait_ready(Duration::from_secs(20)));
+    assert_eq!(same(&dir, &index, "LostVisitor", |_| {}).matches, 1);
+}
+
+#[test]
+fn an_index_over_its_budget_is_off_and_searches_walk() {
+    let dir = std::fs::canonicalize(tree(&files())).unwrap();
+    let index = Arc::new(LiveIndex::new(&dir, 1024));
+    index.start();
+    assert!(index.wait_ready(Duration::from_secs(20)));
+    assert!(matches!(index.status().state, IndexState::Off(ref why) if why.contains("limits.indexBytes")));
+    let out = search(&dir, "Visitor", Some(&index), |_| {});
+    assert!(!out.from_index && out.matches > 0);
+}
+
+#[test]
+fn close_frees_the_index() {
+    let dir = std::fs::canonicalize(tree(&files())).unwrap();
+    let index = ready(&dir);
+    assert!(index.status().bytes > 0);
+    index.close();
+    assert_eq!(index.status().bytes, 0);
+    assert!(!search(&dir, "Visitor", Some(&index), |_| {}).from_index);
+}
+
+#[test]
+fn a_glob_lists_the_snapshot_as_the_walk_would() {
+    let dir = std::fs::canonicalize(tree(&files())).unwrap();
+    let index = ready(&dir);
+    let roots = Roots::new(&[&dir]).unwrap();
+    for (pattern, order, hidden, offset) in [
+        ("**/*", GlobOrder::Path, false, 0),
+        ("*.rs", GlobOrder::Path, true, 0),
+        ("**/*", GlobOrder::Newest, false, 0),
+        ("**/*", GlobOrder::Path, true, 2),
+    ] {
+        let run = |live: Option<Arc<LiveIndex>>| {
+            let mut config = GlobConfig::default();
+            config.order(order).offset(offset).limit(3).live(live).walk().include_hidden(hidden);
+            glob_files(&roots, &dir, &dir, pattern, &config, &Cancel::new()).unwrap()
+        };
+        let (walked, listed) = (run(None), run(Some(index.clone())));
+        assert!(listed.from_index && !walked.from_index);
+        assert_eq!((&listed.paths, listed.total), (&walked.paths, walked.total), "{pattern} {order:?} {hidden}");
+    }
+}

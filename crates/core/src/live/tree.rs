@@ -1,0 +1,477 @@
+//! The snapshot of a workspace: every file a search of it would read (ripgrep's rules,
+//! hidden files included and marked by their path), with the identity each was indexed
+//! at, and the trigrams of their text.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::Metadata;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use ignore::Match;
+
+use super::plan::Query;
+use super::postings::{Postings, Seen};
+use crate::confine::open_found;
+use crate::walk::{self, Filter, WalkConfig};
+
+/// The most text of one file that is indexed; a larger file is read by every search
+/// that could match it (its text is not indexed).
+pub(crate) const TEXT_MAX: u64 = 16 << 20;
+
+/// How recently a file may have changed for a rescan to trust its identity without
+/// reading it again: two writes of the same size within one tick of the file system's
+/// clock share an identity (git's "racily clean" rule).
+const RACY: Duration = Duration::from_secs(2);
+
+/// Ignore files whose change redraws which files a folder holds.
+const IGNORE_FILES: &[&str] = &[".gitignore", ".ignore", ".rgignore"];
+
+/// What identifies one version of a file without reading it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    dev: u64,
+    ino: u64,
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Stamp {
+    #[cfg(unix)]
+    fn of(meta: &Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            ctime_ns: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn of(meta: &Metadata) -> Stamp {
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i128);
+        Stamp { dev: 0, ino: 0, size: meta.len(), mtime_ns, ctime_ns: mtime_ns }
+    }
+
+    /// Whether the file changed so recently that the same stamp may hide another version.
+    fn racy(&self, now: SystemTime) -> bool {
+        let now_ns = now.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
+        now_ns - self.ctime_ns.max(self.mtime_ns) < RACY.as_nanos() as i128
+    }
+}
+
+/// How much of a file's text the trigrams cover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Text {
+    /// All of it.
+    Whole,
+    /// The part before its first NUL byte: a search stops there, except in multiline mode.
+    BeforeNul,
+    /// None: too large, or UTF-16 (which the searcher decodes first); every search reads it.
+    Unindexed,
+}
+
+struct Entry {
+    path: PathBuf,
+    stamp: Stamp,
+}
+
+/// Why the index cannot hold a workspace.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// It would take more memory than the budget.
+    OverBudget { files: usize, bytes: usize },
+    /// The build was stopped (the toolkit closed).
+    Stopped,
+    /// The walk itself failed (the workspace is gone).
+    Walk(String),
+}
+
+/// The snapshot and its content index.
+pub(crate) struct Tree {
+    root: PathBuf,
+    budget: usize,
+    /// By id; `None` for an id whose file changed or went (its trigrams stay behind).
+    entries: Vec<Option<Entry>>,
+    by_path: BTreeMap<PathBuf, u32>,
+    /// The folders the walk entered (the root included): a change inside any other folder
+    /// is one a search never sees.
+    dirs: BTreeSet<PathBuf>,
+    postings: Postings,
+    /// Ids whose text is not indexed: read by every search.
+    unindexed: Vec<u32>,
+    /// Ids indexed only up to a NUL byte: read by every multiline search.
+    before_nul: Vec<u32>,
+    seen: Seen,
+    path_bytes: usize,
+    live: usize,
+}
+
+/// The walk settings of the snapshot: ripgrep's rules with hidden files included.
+fn snapshot_walk() -> WalkConfig {
+    let mut config = WalkConfig::default();
+    config.include_hidden(true);
+    config
+}
+
+impl Tree {
+    /// Walks and indexes `root` (a real folder); `stop` is checked between files.
+    pub(crate) fn build(root: &Path, budget: usize, stop: &dyn Fn() -> bool) -> Result<Tree, Refused> {
+        let mut tree = Tree {
+            root: root.to_path_buf(),
+            budget,
+            entries: Vec::new(),
+            by_path: BTreeMap::new(),
+            dirs: BTreeSet::new(),
+            postings: Postings::default(),
+            unindexed: Vec::new(),
+            before_nul: Vec::new(),
+            seen: Seen::new(),
+            path_bytes: 0,
+            live: 0,
+        };
+        tree.rescan(root, stop)?;
+        Ok(tree)
+    }
+
+    /// Files in the snapshot.
+    pub(crate) fn files(&self) -> usize {
+        self.live
+    }
+
+    /// The memory the snapshot and its index hold (an estimate of what was allocated).
+    pub(crate) fn bytes(&self) -> usize {
+        const PER_ENTRY: usize = std::mem::size_of::<Option<Entry>>() + 48;
+        self.postings.bytes()
+            + self.entries.capacity() * PER_ENTRY
+            + self.path_bytes * 2
+            + self.dirs.len() * 96
+            + (self.unindexed.capacity() + self.before_nul.capacity()) * 4
+            + (1 << 21)
+    }
+
+    /// Ids that no longer name a file, and are still in the posting lists.
+    pub(crate) fn dead(&self) -> usize {
+        self.entries.len() - self.live
+    }
+
+    /// Whether the snapshot covers a search starting at `dir` (a real folder): the walk
+    /// entered it, and git's rule about ignore files above a repository is the same there.
+    pub(crate) fn covers(&self, dir: &Path) -> bool {
+        self.dirs.contains(dir) && walk::in_repository(dir) == walk::in_repository(&self.root)
+    }
+
+    /// Makes the snapshot hold what `dir` (a real folder) holds now: files gone or now
+    /// left out are dropped, new or changed files indexed (one whose stamp is unchanged and
+    /// settled keeps its text).
+    pub(crate) fn rescan(&mut self, dir: &Path, stop: &dyn Fn() -> bool) -> Result<(), Refused> {
+        let config = snapshot_walk();
+        let filter = Filter::new(&config).map_err(|e| Refused::Walk(e.to_string()))?;
+        let mut found_files = Vec::new();
+        let mut found_dirs = Vec::new();
+        for result in walk::builder(dir, &config, &filter).build() {
+            if stop() {
+                return Err(Refused::Stopped);
+            }
+            let Ok(entry) = result else { continue };
+            match entry.file_type() {
+                Some(t) if t.is_dir() => found_dirs.push(entry.into_path()),
+                Some(t) if t.is_file() => found_files.push(entry.into_path()),
+                _ => {}
+            }
+        }
+        if found_dirs.first().map(PathBuf::as_path) != Some(dir) {
+            // The folder is gone, or is no longer a folder.
+            self.forget(dir);
+            return Ok(());
+        }
+        let kept: BTreeSet<&Path> = found_files.iter().map(PathBuf::as_path).collect();
+        let gone: Vec<PathBuf> =
+            self.under(dir).map(|(p, _)| p).filter(|p| !kept.contains(p.as_path())).cloned().collect();
+        for path in gone {
+            self.remove_file(&path);
+        }
+        let kept_dirs: BTreeSet<&Path> = found_dirs.iter().map(PathBuf::as_path).collect();
+        let gone_dirs: Vec<PathBuf> = self
+            .dirs
+            .range(dir.to_path_buf()..)
+            .take_while(|d| d.starts_with(dir))
+            .filter(|d| !kept_dirs.contains(d.as_path()))
+            .cloned()
+            .collect();
+        for d in gone_dirs {
+            self.dirs.remove(&d);
+        }
+        self.dirs.extend(found_dirs.iter().cloned());
+        let now = SystemTime::now();
+        for path in found_files {
+            if stop() {
+                return Err(Refused::Stopped);
+            }
+            let unchanged =
+                self.by_path.get(&path).and_then(|&id| self.entries[id as usize].as_ref()).is_some_and(|e| {
+                    std::fs::symlink_metadata(&path).is_ok_and(|m| Stamp::of(&m) == e.stamp && !e.stamp.racy(now))
+                });
+            if !unchanged {
+                self.index_file(&path);
+                self.check_budget()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Brings the snapshot up to date with paths the watcher reported changed.
+    pub(crate) fn apply(&mut self, changed: &[PathBuf], stop: &dyn Fn() -> bool) -> Result<(), Refused> {
+        let mut relist: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut rescan: BTreeSet<PathBuf> = BTreeSet::new();
+        for path in changed {
+            let Some(parent) = path.parent() else { continue };
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if path.ends_with(".git/info/exclude") {
+                rescan.insert(parent.parent().and_then(Path::parent).unwrap_or(&self.root).to_path_buf());
+            } else if IGNORE_FILES.contains(&name) && self.dirs.contains(parent) {
+                rescan.insert(parent.to_path_buf());
+            } else if !self.dirs.contains(parent) {
+                // Inside a folder the walk left out (or the workspace's own folder).
+            } else if self.by_path.contains_key(path) && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+                self.index_file(path);
+                self.check_budget()?;
+            } else {
+                relist.insert(parent.to_path_buf());
+            }
+        }
+        // A folder rescanned in full needs no listing of its own or of what it holds.
+        let rescan: Vec<PathBuf> = outermost(rescan);
+        for dir in &rescan {
+            self.rescan(dir, stop)?;
+        }
+        for dir in relist.iter().filter(|d| !rescan.iter().any(|r| d.starts_with(r))) {
+            self.relist(dir, stop)?;
+        }
+        Ok(())
+    }
+
+    /// Looks at what one folder holds now (by the rules, one level deep): a new or
+    /// swapped entry is taken in (a new folder with all it holds), one gone is dropped.
+    fn relist(&mut self, dir: &Path, stop: &dyn Fn() -> bool) -> Result<(), Refused> {
+        let config = snapshot_walk();
+        let filter = Filter::new(&config).map_err(|e| Refused::Walk(e.to_string()))?;
+        let mut files = BTreeSet::new();
+        let mut folders = Vec::new();
+        let mut entered = false;
+        for result in walk::builder(dir, &config, &filter).max_depth(Some(1)).build() {
+            let Ok(entry) = result else { continue };
+            if entry.depth() == 0 {
+                entered = entry.file_type().is_some_and(|t| t.is_dir());
+                continue;
+            }
+            match entry.file_type() {
+                Some(t) if t.is_dir() => folders.push(entry.into_path()),
+                Some(t) if t.is_file() => {
+                    files.insert(entry.into_path());
+                }
+                _ => {}
+            }
+        }
+        if !entered {
+            self.forget(dir);
+            return Ok(());
+        }
+        let held: Vec<PathBuf> = self
+            .under(dir)
+            .map(|(p, _)| p)
+            .filter(|p| p.parent() == Some(dir) && !files.contains(*p))
+            .cloned()
+            .collect();
+        for path in held {
+            self.remove_file(&path);
+        }
+        let held_dirs: Vec<PathBuf> = self
+            .dirs
+            .range(dir.to_path_buf()..)
+            .filter(|d| d.parent() == Some(dir))
+            .take_while(|d| d.starts_with(dir))
+            .filter(|d| !folders.contains(d))
+            .cloned()
+            .collect();
+        for d in held_dirs {
+            self.forget(&d);
+        }
+        for path in files {
+            let known = self.by_path.get(&path).and_then(|&id| self.entries[id as usize].as_ref()).map(|e| e.stamp);
+            let now = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
+            if known.is_none() || known != now {
+                self.index_file(&path);
+                self.check_budget()?;
+            }
+        }
+        for folder in folders {
+            if !self.dirs.contains(&folder) {
+                self.rescan(&folder, stop)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops a folder and everything under it.
+    fn forget(&mut self, dir: &Path) {
+        let files: Vec<PathBuf> = self.under(dir).map(|(p, _)| p.clone()).collect();
+        for path in files {
+            self.remove_file(&path);
+        }
+        let dirs: Vec<PathBuf> =
+            self.dirs.range(dir.to_path_buf()..).take_while(|d| d.starts_with(dir)).cloned().collect();
+        for d in dirs {
+            self.dirs.remove(&d);
+        }
+    }
+
+    /// The snapshot's files under a folder, in path order.
+    fn under<'a>(&'a self, dir: &'a Path) -> impl Iterator<Item = (&'a PathBuf, u32)> + 'a {
+        self.by_path.range(dir.to_path_buf()..).take_while(move |(p, _)| p.starts_with(dir)).map(|(p, &id)| (p, id))
+    }
+
+    fn remove_file(&mut self, path: &Path) {
+        if let Some(id) = self.by_path.remove(path) {
+            if self.entries[id as usize].take().is_some() {
+                self.live -= 1;
+                self.path_bytes -= path.as_os_str().len();
+            }
+        }
+    }
+
+    /// Reads a file and indexes its text under a new id (the old one, if any, dies).
+    /// A file that cannot be opened as a regular file without a link is dropped.
+    fn index_file(&mut self, path: &Path) {
+        self.remove_file(path);
+        let Ok(file) = open_found(path) else { return };
+        let Ok(meta) = file.metadata() else { return };
+        let stamp = Stamp::of(&meta);
+        let mut text = Vec::new();
+        // A file larger than the cap is still indexed when a NUL byte ends its text first
+        // (a large binary: a search stops at the NUL).
+        let read = file.take(TEXT_MAX + 1).read_to_end(&mut text);
+        let utf16 = text.starts_with(&[0xFF, 0xFE]) || text.starts_with(&[0xFE, 0xFF]);
+        let kind = if read.is_err() || utf16 {
+            Text::Unindexed
+        } else if let Some(nul) = memchr::memchr(0, &text) {
+            text.truncate(nul);
+            Text::BeforeNul
+        } else if text.len() as u64 > TEXT_MAX {
+            Text::Unindexed
+        } else {
+            Text::Whole
+        };
+        let id = self.entries.len() as u32;
+        if kind == Text::Unindexed {
+            self.unindexed.push(id);
+        } else {
+            self.postings.add(id, &text, &mut self.seen);
+        }
+        if kind == Text::BeforeNul {
+            self.before_nul.push(id);
+        }
+        self.entries.push(Some(Entry { path: path.to_path_buf(), stamp }));
+        self.by_path.insert(path.to_path_buf(), id);
+        self.path_bytes += path.as_os_str().len();
+        self.live += 1;
+    }
+
+    fn check_budget(&self) -> Result<(), Refused> {
+        let bytes = self.bytes();
+        if bytes > self.budget {
+            return Err(Refused::OverBudget { files: self.live, bytes });
+        }
+        Ok(())
+    }
+
+    /// The files a search of `base` (a folder the snapshot covers) with these walk
+    /// settings would read and that may match `query`, in path order, with the newest
+    /// modification time of each (for a listing by time).
+    pub(crate) fn select(
+        &self,
+        base: &Path,
+        walk: &WalkConfig,
+        filter: &Filter,
+        query: &Query,
+        multiline: bool,
+    ) -> Vec<(PathBuf, i128)> {
+        let keep = |entry: &Entry| -> bool {
+            let Ok(rel) = entry.path.strip_prefix(base) else { return false };
+            visible(rel, &entry.path, walk.includes_hidden(), filter)
+        };
+        let out = |entry: &Entry| (entry.path.clone(), entry.stamp.mtime_ns);
+        match self.postings.eval(query) {
+            None => self
+                .under(base)
+                .filter_map(|(_, id)| self.entries[id as usize].as_ref())
+                .filter(|e| keep(e))
+                .map(out)
+                .collect(),
+            Some(ids) => {
+                // Text before a NUL answers for a line search; a multiline search reads
+                // such a file whole.
+                let whole: &[u32] = if multiline { &self.before_nul } else { &[] };
+                let mut picked: Vec<&Entry> = ids
+                    .iter()
+                    .chain(self.unindexed.iter())
+                    .chain(whole.iter())
+                    .filter_map(|&id| self.entries[id as usize].as_ref())
+                    .filter(|e| keep(e))
+                    .collect();
+                picked.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+                picked.dedup_by(|a, b| a.path == b.path);
+                picked.into_iter().map(out).collect()
+            }
+        }
+    }
+}
+
+/// Whether a file of the snapshot (by its path relative to the folder searched) is one
+/// the walk of that folder yields: hidden files as ripgrep's rules have them (a hidden
+/// file of a selected type is searched; one in a hidden folder is not), the globs, the
+/// `!` globs of the folders on its way, the type.
+fn visible(rel: &Path, path: &Path, include_hidden: bool, filter: &Filter) -> bool {
+    let names: Vec<&std::ffi::OsStr> =
+        rel.components().filter_map(|c| if let Component::Normal(n) = c { Some(n) } else { None }).collect();
+    let Some((file, folders)) = names.split_last() else { return false };
+    let hidden = |n: &std::ffi::OsStr| n.as_encoded_bytes().first() == Some(&b'.');
+    if !include_hidden && folders.iter().any(|n| hidden(n)) {
+        return false;
+    }
+    let typed = filter.types().map(|types| types.matched(path, false));
+    if typed.as_ref().is_some_and(Match::is_ignore) {
+        return false;
+    }
+    if !include_hidden && hidden(file) && !typed.as_ref().is_some_and(Match::is_whitelist) {
+        return false;
+    }
+    if filter.has_drops() {
+        let mut folder = PathBuf::new();
+        for name in folders {
+            folder.push(name);
+            if filter.drops_dir(&folder) {
+                return false;
+            }
+        }
+    }
+    filter.keeps(rel)
+}
+
+/// The folders of a set that are not inside another of them.
+fn outermost(dirs: BTreeSet<PathBuf>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for dir in dirs {
+        if !out.iter().any(|o| dir.starts_with(o)) {
+            out.push(dir);
+        }
+    }
+    out
+}
