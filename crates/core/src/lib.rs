@@ -80,6 +80,7 @@ mod index;
 #[cfg(target_os = "linux")]
 mod landlock;
 mod list;
+mod live;
 mod notebook;
 mod page;
 mod patch;
