@@ -9,6 +9,10 @@
 //! string here is folded (ASCII lowercase, byte by byte), as the index folds the file's
 //! trigrams, so `(?i)HELLO` and `hello` plan alike. The plan is never stricter than the
 //! regex: each rule below only forgets what it cannot keep small.
+//!
+//! The trigrams a file is checked against must be those of the bytes grep's searcher
+//! sees: a UTF-16 file with a byte-order mark is searched transcoded to UTF-8 (the
+//! searcher's BOM sniffing), so its trigrams are those of the UTF-8 text, not the file's.
 
 // The index that consults the plan is being built beside it; until it lands, only the
 // tests call these.
@@ -568,5 +572,202 @@ mod tests {
             Query::or(vec![Query::and(vec![a.clone(), b.clone()]), Query::and(vec![a.clone(), c.clone()])]),
             Query::And(vec![a, Query::Or(vec![b, c])])
         );
+    }
+
+    /// xorshift64: deterministic, no crate.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+
+        fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+            items[self.below(items.len())]
+        }
+    }
+
+    /// A generated pattern, which renders to regex syntax and can be sampled for a string
+    /// that likely matches it.
+    enum Node {
+        Lit(&'static str),
+        /// A class as written, with characters it may match.
+        Class(&'static str, &'static str),
+        Look(&'static str),
+        Cat(Vec<Node>),
+        Alt(Vec<Node>),
+        Rep(Box<Node>, u32, Option<u32>),
+        /// A group, with an inline flag set (`i`, `-i`, or none).
+        Group(Box<Node>, &'static str),
+    }
+
+    const LITS: &[&str] = &[
+        "a", "b", "ab", "abc", "foo", "Bar", "k", "s", "ß", "ſ", "K", "日本", " ", "\n", "xyz", "kiss", "Straße", "sk_",
+    ];
+    const CLASSES: &[(&str, &str)] = &[
+        ("[abc]", "abc"),
+        ("[^a]", "bZ\nß"),
+        ("[a-c]", "abc"),
+        (r"\w", "aZ_9ßK"),
+        (r"\d", "07"),
+        (r"\s", " \t\n"),
+        (".", "a\nß"),
+        ("[kK]", "kK\u{212A}"),
+        ("[sß]", "sSßẞſ"),
+        (r"[\n]", "\n"),
+        ("[ab日]", "ab日"),
+        (r"[^\n]", "ab"),
+    ];
+    const LOOKS: &[&str] = &["^", "$", r"\b", r"\B", r"\A", r"\z"];
+
+    fn gen(rng: &mut Rng, depth: u32) -> Node {
+        let leaf = depth == 0 || rng.below(3) == 0;
+        match if leaf { rng.below(20) } else { 20 + rng.below(4) } {
+            0..=11 => Node::Lit(rng.pick(LITS)),
+            12..=17 => {
+                let (class, members) = rng.pick(CLASSES);
+                Node::Class(class, members)
+            }
+            18 | 19 => Node::Look(rng.pick(LOOKS)),
+            20 => Node::Cat((0..2 + rng.below(3)).map(|_| gen(rng, depth - 1)).collect()),
+            21 => Node::Alt((0..2 + rng.below(2)).map(|_| gen(rng, depth - 1)).collect()),
+            22 => {
+                let (min, max) = rng.pick(&[
+                    (0, None),
+                    (1, None),
+                    (0, Some(1)),
+                    (2, Some(2)),
+                    (1, Some(3)),
+                    (2, None),
+                    (2, Some(5)),
+                    (3, Some(3)),
+                ]);
+                Node::Rep(Box::new(gen(rng, depth - 1)), min, max)
+            }
+            _ => Node::Group(Box::new(gen(rng, depth - 1)), rng.pick(&["", "", "i", "-i"])),
+        }
+    }
+
+    impl Node {
+        fn render(&self) -> String {
+            match self {
+                Node::Lit(s) => regex_syntax::escape(s).replace('\n', r"\n"),
+                Node::Class(class, _) => class.to_string(),
+                Node::Look(look) => look.to_string(),
+                Node::Cat(parts) => parts.iter().map(|p| format!("(?:{})", p.render())).collect(),
+                Node::Alt(alts) => alts.iter().map(Node::render).collect::<Vec<_>>().join("|"),
+                Node::Rep(sub, min, max) => {
+                    let op = match (min, max) {
+                        (0, None) => "*".to_string(),
+                        (1, None) => "+".to_string(),
+                        (0, Some(1)) => "?".to_string(),
+                        (n, None) => format!("{{{n},}}"),
+                        (n, Some(m)) if n == m => format!("{{{n}}}"),
+                        (n, Some(m)) => format!("{{{n},{m}}}"),
+                    };
+                    format!("(?:{}){op}", sub.render())
+                }
+                Node::Group(sub, "") => format!("({})", sub.render()),
+                Node::Group(sub, flags) => format!("(?{flags}:{})", sub.render()),
+            }
+        }
+
+        fn sample(&self, rng: &mut Rng, out: &mut String) {
+            match self {
+                Node::Lit(s) => out.push_str(s),
+                Node::Class(_, members) => out.push(rng.pick(&members.chars().collect::<Vec<_>>())),
+                Node::Look(_) => {}
+                Node::Cat(parts) => parts.iter().for_each(|p| p.sample(rng, out)),
+                Node::Alt(alts) => alts[rng.below(alts.len())].sample(rng, out),
+                Node::Rep(sub, min, max) => {
+                    let top = max.unwrap_or(min + 2);
+                    for _ in 0..*min + rng.below((top - min + 1) as usize) as u32 {
+                        sub.sample(rng, out);
+                    }
+                }
+                Node::Group(sub, _) => sub.sample(rng, out),
+            }
+        }
+    }
+
+    /// A text around a sample of `node`, its letters sometimes changed to another case
+    /// (including the non-ASCII ones simple case folding knows), or random text alone.
+    fn text(rng: &mut Rng, node: &Node) -> String {
+        const NOISE: &[char] =
+            &['a', 'b', 'c', 'k', 's', 'f', 'o', 'B', 'r', ' ', 'x', '\n', '\r', 'ß', '日', '_', '0'];
+        let noise = |rng: &mut Rng, n: usize| (0..rng.below(n)).map(|_| rng.pick(NOISE)).collect::<String>();
+        if rng.below(4) == 0 {
+            return noise(rng, 20);
+        }
+        let mut sample = String::new();
+        node.sample(rng, &mut sample);
+        let changed: String = sample
+            .chars()
+            .map(|c| match (rng.below(4), c) {
+                (0, 's') => 'ſ',
+                (0, 'k') => '\u{212A}',
+                (0, 'ß') => 'ẞ',
+                (0 | 1, c) if c.is_ascii_lowercase() => c.to_ascii_uppercase(),
+                (0 | 1, c) if c.is_ascii_uppercase() => c.to_ascii_lowercase(),
+                (_, c) => c,
+            })
+            .collect();
+        let sample = if rng.below(2) == 0 { sample } else { changed };
+        format!("{}{sample}{}", noise(rng, 6), noise(rng, 6))
+    }
+
+    /// Whenever grep's matcher finds a match in a text, the plan admits the text; and
+    /// the plan turns away a good share of the texts that hold none.
+    #[test]
+    fn the_plan_admits_every_text_the_matcher_matches() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let (mut patterns, mut cases, mut matched, mut unmatched, mut rejected, mut all) = (0, 0, 0, 0, 0, 0);
+        // Texts that hold no match, for patterns whose plan is not `All`, and how many the
+        // plan rejected.
+        let (mut planned_unmatched, mut planned_rejected) = (0, 0);
+        for _ in 0..1200 {
+            let node = gen(&mut rng, 3);
+            let pattern = format!("{}{}", if rng.below(6) == 0 { "(?i)" } else { "" }, node.render());
+            let (case_insensitive, multiline) = (rng.below(4) == 0, rng.below(2) == 0);
+            let Some(matcher) = matcher(&pattern, case_insensitive, multiline) else { continue };
+            let query = plan(&pattern, case_insensitive, multiline);
+            patterns += 1;
+            all += usize::from(query == Query::All);
+            for _ in 0..16 {
+                let text = text(&mut rng, &node);
+                let set = trigrams_of(text.as_bytes());
+                let admitted = query.admits(&|t| set.contains(&t));
+                cases += 1;
+                if matcher.is_match(text.as_bytes()).unwrap() {
+                    matched += 1;
+                    assert!(
+                        admitted,
+                        "{pattern:?} (i: {case_insensitive}, multiline: {multiline}) matches {text:?}, plan {query:?}"
+                    );
+                } else {
+                    unmatched += 1;
+                    rejected += usize::from(!admitted);
+                    if query != Query::All {
+                        planned_unmatched += 1;
+                        planned_rejected += usize::from(!admitted);
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "{patterns} patterns ({all} planned as All), {cases} texts: {matched} matched, \
+             {rejected} of the {unmatched} that did not match were rejected by the plan \
+             ({planned_rejected} of {planned_unmatched} where the plan was not All)"
+        );
+        assert!(patterns > 1000 && matched > cases / 5, "the generator must exercise the matcher");
+        assert!(rejected * 4 > unmatched, "the plan must turn away a good share of texts");
+        assert!(planned_rejected * 3 > planned_unmatched, "a plan that is not All must turn away most texts");
     }
 }
