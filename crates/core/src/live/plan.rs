@@ -170,7 +170,7 @@ pub(crate) fn plan(pattern: &str, case_insensitive: bool, multiline: bool) -> Qu
 /// with a string of `prefix` and ends with one of `suffix` (kept to two bytes each, the
 /// most a trigram spanning a junction takes from one side). In both cases a text holding
 /// a match satisfies `query`.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Info {
     can_empty: bool,
     exact: Option<Set>,
@@ -191,28 +191,26 @@ fn analyze(hir: &Hir) -> Info {
         HirKind::Alternation(subs) => {
             subs.iter().map(analyze).reduce(alternate).unwrap_or_else(|| Info::exact(Set::from([Vec::new()])))
         }
-        HirKind::Repetition(rep) => {
-            let sub = analyze(&rep.sub);
-            match (rep.min, rep.max) {
-                (0, Some(1)) => alternate(sub, Info::exact(Set::from([Vec::new()]))),
-                (0, _) => Info::any(true),
-                (n, Some(m)) if n == m && n <= MAX_COPIES => {
-                    (1..n).fold(analyze(&rep.sub), |acc, _| concat(acc, analyze(&rep.sub)))
-                }
-                (n, _) => {
-                    // A match is s₁…sₖ with k ≥ n: it starts and ends with a match of the
-                    // sub (of two copies, for n ≥ 2) and holds one, but is no exact string.
-                    let edge = if n >= 2 { concat(analyze(&rep.sub), analyze(&rep.sub)) } else { sub };
-                    Info {
-                        can_empty: edge.can_empty,
-                        exact: None,
-                        prefix: edge.prefixes(),
-                        suffix: edge.suffixes(),
-                        query: edge.requirement(),
-                    }
-                    .tidy()
-                }
-            }
+        HirKind::Repetition(rep) => repetition(analyze(&rep.sub), rep.min, rep.max),
+    }
+}
+
+/// `sub{min,max}`: while `max` is small, the alternation of its counts spelled out;
+/// else, with `min` ≥ 1, what `min` copies (at most [`MAX_COPIES`]) in a row know.
+fn repetition(sub: Info, min: u32, max: Option<u32>) -> Info {
+    let copies = |k: u32| match k {
+        0 => Info::exact(Set::from([Vec::new()])),
+        k => (1..k).fold(sub.clone(), |acc, _| concat(acc, sub.clone())),
+    };
+    match max {
+        Some(max) if max <= MAX_COPIES => (min..=max).map(copies).reduce(alternate).unwrap_or_else(|| Info::any(true)),
+        _ if min == 0 => Info::any(true),
+        _ => {
+            // A match is s₁…sₖ with k ≥ min: it starts and ends with c copies of the sub
+            // (c = min(min, MAX_COPIES)) and holds them, but is no exact string.
+            let edge = copies(min.min(MAX_COPIES));
+            let (prefix, suffix, query) = (edge.prefixes(), edge.suffixes(), edge.requirement());
+            Info { can_empty: sub.can_empty, exact: None, prefix, suffix, query }.tidy()
         }
     }
 }
@@ -528,6 +526,20 @@ mod tests {
         assert_eq!(plain("(?:ab){3}"), word("ababab"));
         assert_eq!(plain("x(abc)*y"), Query::All);
         assert_eq!(plain("(?:foo)+bar"), word("foobar"));
+        // A small bounded count is spelled out; a large minimum keeps MAX_COPIES copies.
+        assert_eq!(plain("x(?:abc){0,2}yz"), Query::or(vec![tri("xyz"), word("xabcyz"), word("xabcabcyz")]));
+        assert_eq!(plain("a{100}"), tri("aaa"));
+        assert_eq!(plain("(?:ab){3,}"), word("ababab"));
+    }
+
+    #[test]
+    fn nested_repetitions_plan_in_linear_time() {
+        // Each level is analyzed once: spelling out counts by analyzing the sub again
+        // would take 10¹² steps here.
+        let pattern = format!("{}abc{}", "(?:".repeat(12), "){1,4}".repeat(12));
+        assert_eq!(plain(&pattern), word("abc"));
+        let pattern = format!("{}xy{}", "(?:".repeat(12), "){0,4}z".repeat(12));
+        assert_eq!(plain(&pattern), Query::All);
     }
 
     #[test]
@@ -572,6 +584,43 @@ mod tests {
             Query::or(vec![Query::and(vec![a.clone(), b.clone()]), Query::and(vec![a.clone(), c.clone()])]),
             Query::And(vec![a, Query::Or(vec![b, c])])
         );
+    }
+
+    /// Patterns whose planning has edges (byte classes, characters with three case forms,
+    /// long repetitions, empty alternatives), each against texts the matcher matches: the
+    /// plan admits them all, and is not `All`.
+    #[test]
+    fn edge_patterns_admit_what_the_matcher_matches() {
+        let cases: &[(&str, bool, &[&[u8]])] = &[
+            (r"(?-u:\xFF)ab", false, &[b"x\xFFab", b"\xFFAB"]),
+            (r"(?i)ωωx", false, &["ΩΩX".as_bytes(), "\u{2126}ωx".as_bytes()]),
+            (r"(?i)σας", false, &["ΣΑΣ".as_bytes(), "ςας".as_bytes()]),
+            (r"(?i)ǆa", false, &["ǄA".as_bytes(), "ǅa".as_bytes()]),
+            (r"(?i)[k-m]ey", false, &["\u{212A}EY".as_bytes(), b"ley"]),
+            (r"a{100}", false, &[&[b'a'; 101]]),
+            (r"(?:abc|)def", false, &[b"def", b"abcdef"]),
+            (r"x(?:abc){0,2}yz", false, &[b"xyz", b"xabcabcyz"]),
+            (r"(?:[ab]{3})+q", false, &[b"abaq", b"bbbaaaq"]),
+            (r"foo\t?$", false, &[b"foo\r\n", b"xfoo\t"]),
+            (r"(?s:.)foo", true, &[b"\nfoo", "ßfoo".as_bytes()]),
+            (r"foo.bar", true, &[b"foo\nbar"]),
+            (r"[^abc]xyz", false, &[b"dxyz", "日xyz".as_bytes()]),
+            (r"\bword\b|other", false, &[b"a word.", b"another"]),
+            (r"\x{212A}iss", false, &["\u{212A}iss".as_bytes()]),
+        ];
+        for &(pattern, multiline, texts) in cases {
+            for ci in [false, true] {
+                let q = plan(pattern, ci, multiline);
+                let m = matcher(pattern, ci, multiline).unwrap_or_else(|| panic!("{pattern} does not build"));
+                assert_ne!(q, Query::All, "{pattern}");
+                let matched: Vec<&[u8]> = texts.iter().copied().filter(|t| m.is_match(t).unwrap()).collect();
+                assert!(!matched.is_empty(), "{pattern} (i: {ci}) matches none of its texts");
+                for text in matched {
+                    let set = trigrams_of(text);
+                    assert!(q.admits(&|t| set.contains(&t)), "{pattern} (i: {ci}) must admit {text:?}: {q:?}");
+                }
+            }
+        }
     }
 
     /// xorshift64: deterministic, no crate.
