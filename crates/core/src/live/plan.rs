@@ -118,6 +118,10 @@ impl Query {
         }
         out.sort();
         out.dedup();
+        if out.len() < 2 {
+            // (No caller passes nothing; an empty `Or` would reject every file, `All` none.)
+            return out.pop().unwrap_or(Query::All);
+        }
         let sets: Vec<Vec<Query>> = out.iter().map(members).collect();
         let common: Vec<Query> = sets[0].iter().filter(|m| sets[1..].iter().all(|s| s.contains(m))).cloned().collect();
         if !common.is_empty() {
@@ -181,16 +185,12 @@ struct Info {
 
 fn analyze(hir: &Hir) -> Info {
     match hir.kind() {
-        HirKind::Empty | HirKind::Look(_) => Info::exact(Set::from([Vec::new()])),
+        HirKind::Empty | HirKind::Look(_) => Info::empty(),
         HirKind::Literal(lit) => Info::exact(Set::from([lit.0.iter().map(|&b| fold(b)).collect()])),
         HirKind::Class(class) => class_info(class),
         HirKind::Capture(cap) => analyze(&cap.sub),
-        HirKind::Concat(subs) => {
-            subs.iter().map(analyze).reduce(concat).unwrap_or_else(|| Info::exact(Set::from([Vec::new()])))
-        }
-        HirKind::Alternation(subs) => {
-            subs.iter().map(analyze).reduce(alternate).unwrap_or_else(|| Info::exact(Set::from([Vec::new()])))
-        }
+        HirKind::Concat(subs) => subs.iter().map(analyze).reduce(concat).unwrap_or_else(Info::empty),
+        HirKind::Alternation(subs) => subs.iter().map(analyze).reduce(alternate).unwrap_or_else(Info::empty),
         HirKind::Repetition(rep) => repetition(analyze(&rep.sub), rep.min, rep.max),
     }
 }
@@ -199,7 +199,7 @@ fn analyze(hir: &Hir) -> Info {
 /// else, with `min` ≥ 1, what `min` copies (at most [`MAX_COPIES`]) in a row know.
 fn repetition(sub: Info, min: u32, max: Option<u32>) -> Info {
     let copies = |k: u32| match k {
-        0 => Info::exact(Set::from([Vec::new()])),
+        0 => Info::empty(),
         k => (1..k).fold(sub.clone(), |acc, _| concat(acc, sub.clone())),
     };
     match max {
@@ -249,6 +249,11 @@ impl Info {
     fn exact(set: Set) -> Info {
         let can_empty = set.contains(&Vec::new());
         Info { can_empty, exact: Some(set), prefix: Set::new(), suffix: Set::new(), query: Query::All }.tidy()
+    }
+
+    /// The empty string alone (an empty pattern, a look-around).
+    fn empty() -> Info {
+        Info::exact(Set::from([Vec::new()]))
     }
 
     /// Nothing known: any string (`can_empty`), or any non-empty one.
