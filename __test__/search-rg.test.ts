@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { type ContentSearchInput, createToolkit, type Session, type ToolResult } from '../ts/index.js'
+import { type ContentSearchInput, createToolkit, type Session, type ToolkitOptions, type ToolResult } from '../ts/index.js'
 import { splitGlobs } from '../ts/search/scope.js'
 import { fails, ok, put, removeTempDirs, rng, tempDir, textOf, word } from './helpers.js'
 import { needs } from './peers.js'
@@ -33,6 +33,33 @@ const HAS_GIT = spawnSync('git', ['--version']).status === 0
 /** rg's major version (13 on Ubuntu 22.04, 14 on 24.04). */
 const RG_MAJOR = HAS_RG ? Number(/ripgrep (\d+)/.exec(spawnSync('rg', ['--version']).stdout.toString())?.[1] ?? 0) : 0
 if (!HAS_RG) console.warn('search-rg.test.ts: skipped, `rg` (ripgrep) is not on PATH; install it (apt-get install ripgrep) to run the differential tests.')
+
+/**
+ * Whether this run searches through the live index (issue 20): search-rg-index.test.ts
+ * runs this whole suite again with it on, and the results must be the same.
+ */
+const INDEX = process.env.FSGATE_TEST_INDEX === 'on'
+/** Searches the live index answered in this run. */
+let fromIndex = 0
+
+/** A toolkit with the live index off, or (in the index run) built and ready. */
+function makeToolkit(options: ToolkitOptions): ReturnType<typeof createToolkit> {
+  const toolkit = createToolkit({ ...options, index: INDEX ? 'auto' : 'off' })
+  if (!INDEX) return toolkit
+  toolkit.fs.waitIndex(60_000)
+  const createSession = toolkit.createSession.bind(toolkit)
+  toolkit.createSession = (o) => {
+    const session = createSession(o)
+    const call = session.call.bind(session)
+    session.call = async (...args) => {
+      const r = await call(...args)
+      if (r.data?.fromIndex === true) fromIndex++
+      return r
+    }
+    return session
+  }
+  return toolkit
+}
 
 /** Characters of a line fsgate shows before cutting it. */
 const MAX_COLUMNS = 500
@@ -513,8 +540,8 @@ function makeTree(variant: Variant): Tree {
   return {
     dir,
     outside,
-    revka: createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null }, limits: WIDE }).createSession(),
-    claude: createToolkit({ workspace: dir, preset: 'claude-code', limits: WIDE }).createSession(),
+    revka: makeToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null }, limits: WIDE }).createSession(),
+    claude: makeToolkit({ workspace: dir, preset: 'claude-code', limits: WIDE }).createSession(),
   }
 }
 
@@ -788,7 +815,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
         it('limits.globResults keeps the first paths and counts the rest', async () => {
           const want = expectedGlob(tree.dir, '**/*', {})
           expect(want.length).toBeGreaterThan(5)
-          const small = createToolkit({ workspace: tree.dir, preset: 'revka', policy: { actionsPerHour: null }, limits: { globResults: 5 } }).createSession()
+          const small = makeToolkit({ workspace: tree.dir, preset: 'revka', policy: { actionsPerHour: null }, limits: { globResults: 5 } }).createSession()
           const r = await small.call('glob_search', { pattern: '**/*' })
           expect(ok(r)).toBe(
             [...want.slice(0, 5), `(Showing files 1-5 of ${want.length}. Continue with offset=5, or use a more specific pattern or path.)`].join('\n'),
@@ -800,7 +827,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
       describe('where rg is run from, and paths through symlinks', () => {
         it('a workspace inside the tree reads the ignore files of the folders above it, as rg does', async () => {
           const logs = path.join(tree.dir, 'logs')
-          const session = createToolkit({ workspace: logs, preset: 'revka', policy: { actionsPerHour: null }, limits: WIDE }).createSession()
+          const session = makeToolkit({ workspace: logs, preset: 'revka', policy: { actionsPerHour: null }, limits: WIDE }).createSession()
           for (const walk of GLOB_WALKS.map(([, w]) => w)) {
             const input: Search = { pattern: 'needle', output_mode: 'files_with_matches', ...walk }
             const want = expectedSearch(logs, input)
@@ -921,7 +948,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
         const lines = Array.from({ length: 5 + Math.floor(rand() * 30) }, () => (rand() < 0.12 ? `hit ${word(rand)}` : word(rand, 10)))
         put(dir, `d${i % 9}/${word(rand, 3)}-${i}.txt`, lines.join('\n') + '\n')
       }
-      claude = createToolkit({ workspace: dir, preset: 'claude-code', limits: WIDE }).createSession()
+      claude = makeToolkit({ workspace: dir, preset: 'claude-code', limits: WIDE }).createSession()
     })
     const modes: [string, Record<string, unknown>, Search][] = [
       ['content', { output_mode: 'content' }, { pattern: 'hit' }],
@@ -952,7 +979,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
       put(dir, 'sub/.svn/entries', 'needle in .svn\n')
       put(dir, 'deep/er/.hg/store', 'needle in .hg\n')
       put(dir, 'sub/.github/ci.yml', 'needle in .github\n')
-      session = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
+      session = makeToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
     })
 
     it('.git, .svn and .hg folders at any depth are left out; .github is not', async () => {
@@ -970,7 +997,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
       const input: Search = { pattern: 'needle', include_hidden: true }
       const want = expectedSearch(wt, input)
       expect(want.files).toEqual(['a.txt'])
-      const s = createToolkit({ workspace: wt, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
+      const s = makeToolkit({ workspace: wt, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
       expectLikeRg(await s.call('content_search', input), want)
     })
   })
@@ -991,7 +1018,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
       const want = RG_MAJOR >= 14 ? cli : cli.filter((f) => f !== 'nested/debug.log')
       if (RG_MAJOR < 14) expect(cli).toContain('nested/debug.log')
       expect(want).toEqual(['nested/kept.txt'])
-      const session = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
+      const session = makeToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
       expect((await session.call('content_search', { pattern: 'needle', output_mode: 'files_with_matches' })).data?.files).toEqual(want)
       // The nested .git is never searched, even with hidden files.
       const hidden = linesOf(rg(dir, [...RG_SEARCH, ...walkFlags({ include_hidden: true }), '-l', 'needle'])).filter((f) => RG_MAJOR >= 14 || f !== 'nested/debug.log')
@@ -1005,7 +1032,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
     it('fsgate drops all its matches; rg prints the ones before the NUL', async () => {
       const dir = tempDir('fsgate-rg-late-nul-')
       put(dir, 'late.txt', Buffer.concat([Buffer.from('needle early\n'), Buffer.alloc(100 * 1024, 'a\n'), Buffer.from('\0needle late\n')]))
-      const r = await createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession().call('content_search', { pattern: 'needle' })
+      const r = await makeToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null } }).createSession().call('content_search', { pattern: 'needle' })
       expect(ok(r)).toBe('No matches found for needle. (1 binary file skipped)')
       expect(r.data?.binaryFiles).toBe(1)
       expect(linesOf(rg(dir, [...RG_SEARCH, 'needle']))[0]).toBe('late.txt:1:needle early')
@@ -1026,7 +1053,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
     describe.skipIf(!fs.existsSync(dir))(`node_modules/${pkg}${walk.include_ignored ? ', ignored files included' : ''}`, () => {
       let session: Session
       beforeAll(() => {
-        session = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null }, limits: WIDE }).createSession()
+        session = makeToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null }, limits: WIDE }).createSession()
       })
       const cases: Case[] = [
         { name: '\\w+(Visitor|Issue)\\b', input: { pattern: '\\w+(Visitor|Issue)\\b' } },
@@ -1052,7 +1079,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
         const want = expectedSearch(dir, input, { limit: 1000 })
         expect(want.truncated).toBe(true)
         const limits = { resultTokens: 10_000_000, searchPageTokens: 10_000_000, searchOutputBytes: 1 << 30 }
-        const defaults = createToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null }, limits }).createSession()
+        const defaults = makeToolkit({ workspace: dir, preset: 'revka', policy: { actionsPerHour: null }, limits }).createSession()
         expectLikeRg(await defaults.call('content_search', input), want)
       })
       it('without ignored files, the parent .gitignore leaves out the same files for both', async () => {
@@ -1076,7 +1103,7 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
           const [ta, tb] = [times.get(a)!, times.get(b)!]
           return ta === tb ? byPath(a, b) : ta > tb ? -1 : 1
         })
-        const claude = createToolkit({ workspace: dir, preset: 'claude-code' }).createSession()
+        const claude = makeToolkit({ workspace: dir, preset: 'claude-code' }).createSession()
         const r = await claude.call('Glob', { pattern: '**/*', ...walk })
         expect(ok(r)).toBe(
           [...newest.slice(0, 100), `(Showing files 1-100 of ${all.length.toLocaleString('en-US')}. Continue with offset=100, or use a more specific pattern or path.)`].join('\n'),
@@ -1092,4 +1119,10 @@ needs({ rg: HAS_RG }, import.meta.url).describe('fsgate search = ripgrep', () =>
       }
     })
   }
+})
+
+describe.runIf(INDEX && HAS_RG)('the live index', () => {
+  it('answered the searches of this run', () => {
+    expect(fromIndex).toBeGreaterThan(100)
+  })
 })

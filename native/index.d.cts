@@ -95,6 +95,26 @@ export declare class Workspace {
   searchRoot(completer: Completer, id: number, path: string): void
   /** Creates the confinement from existing folders (the workspace first). */
   constructor(roots: Array<string>)
+  /**
+   * Gives the workspace (the first root) a live index of at most `budget` bytes, built
+   * on the first search, or now when `start`. Searches then read only the files it
+   * names as possible matches.
+   */
+  useIndex(budget: number, start: boolean): void
+  /** What the live index is doing and holds; `null` without one. */
+  indexStatus(): IndexStatusInfo | null
+  /**
+   * Waits (blocking the calling thread, at most `timeoutMs`) until a build started has
+   * ended; for tests and benchmarks.
+   */
+  waitIndex(timeoutMs: number): boolean
+  /** Stops the live index's watcher and frees it; later searches walk. */
+  closeIndex(): void
+  /**
+   * Test hooks: `"kill"` stops the watcher as a crash would, `"overflow"` reports a
+   * lost event queue.
+   */
+  breakIndexWatcher(how: string): void
   /** Reads a file inside the roots on the worker pool; the reply goes to `completer` as `id`. */
   read(completer: Completer, id: number, options: ReadOptions, cancel?: CancelToken | undefined | null): void
 }
@@ -258,6 +278,8 @@ export interface GlobResult {
   total: number
   /** Folders that could not be read. */
   errors: Array<string>
+  /** Whether the live index's snapshot was listed (else the tree was walked). */
+  fromIndex: boolean
 }
 
 /** Options of [`Workspace::grep`]. */
@@ -330,6 +352,10 @@ export interface GrepResult {
   recordFiles: Array<number>
   /** Whether the first match's context was cut to fit the page. */
   contextCut: boolean
+  /** Whether the live index chose the files read (else the tree was walked). */
+  fromIndex: boolean
+  /** Files read. */
+  filesRead: number
 }
 
 /**
@@ -343,6 +369,24 @@ export declare function hashBuffer(completer: Completer, id: number, data: Buffe
  * digits) goes to `completer` as `id`.
  */
 export declare function hashFile(completer: Completer, id: number, path: string, cancel?: CancelToken | undefined | null): void
+
+/** What a live index is doing and holds. */
+export interface IndexStatusInfo {
+  /** 'idle' | 'building' | 'ready' | 'off'. */
+  state: string
+  /** Why it is off. */
+  reason?: string
+  /** Files in the snapshot. */
+  files: number
+  /** Memory it holds (bytes, estimated from what it allocated). */
+  bytes: number
+  /** Its memory budget (bytes). */
+  budget: number
+  /** How long the last build took (ms). */
+  buildMs: number
+  /** File-system events its watcher reported. */
+  events: number
+}
 
 /** Options of [`Workspace::insert`]. */
 export interface InsertOptions {

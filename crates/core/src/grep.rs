@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use crate::cancel::Cancel;
 use crate::confine::open_found;
 use crate::error::{Error, ErrorKind, Result};
-use crate::live::{plan, LiveIndex};
+use crate::live::{plan, LiveIndex, Selection};
 use crate::tokens::count_tokens;
 use crate::walk::{self, Start, WalkConfig};
 use crate::Roots;
@@ -303,8 +303,11 @@ pub fn grep(
         Start::File(_) => None,
     };
     let from_index = listed.is_some();
-    match (start, listed) {
-        (_, Some(files)) => files.par_chunks(BATCH).for_each(|chunk| search(chunk.to_vec())),
+    let binary_unread = listed.as_ref().map_or(0, |l| l.binary_unread);
+    match (start, listed.map(|l| l.files)) {
+        (_, Some(files)) => {
+            files.par_chunks(BATCH).for_each(|chunk| search(chunk.iter().map(|(p, _)| p.clone()).collect()))
+        }
         (Start::File(path), None) => {
             // One file named directly: a failure to open it is the answer, not a note (and
             // a folder on its path swapped for a link since it was resolved opens nothing).
@@ -329,7 +332,8 @@ pub fn grep(
         })?,
     }
     cancel.check()?;
-    let collector = collector.into_inner().unwrap();
+    let mut collector = collector.into_inner().unwrap();
+    collector.binary_files += binary_unread;
     errors.truncate(MAX_ERRORS);
     errors.extend(collector.errors.iter().take(MAX_ERRORS - errors.len()).cloned());
     if collector.more_errors > 0 {
@@ -346,12 +350,11 @@ pub fn grep(
 
 /// The files under `dir` the live index says may match, in path order, when it can
 /// answer for this search.
-fn indexed(dir: &Path, pattern: &str, config: &GrepConfig) -> Result<Option<Vec<PathBuf>>> {
+fn indexed(dir: &Path, pattern: &str, config: &GrepConfig) -> Result<Option<Selection>> {
     let Some(live) = &config.live else { return Ok(None) };
     let filter = walk::Filter::new(&config.walk)?;
     let query = plan::plan(pattern, config.case_insensitive, config.multiline);
-    let selection = live.select(dir, &config.walk, &filter, &query, config.multiline);
-    Ok(selection.map(|s| s.files.into_iter().map(|(path, _)| path).collect()))
+    Ok(live.select(dir, &config.walk, &filter, &query, config.multiline))
 }
 
 fn build_matcher(pattern: &str, config: &GrepConfig) -> Result<RegexMatcher> {

@@ -84,6 +84,9 @@ struct Inner {
 pub(crate) struct Selection {
     /// With each file's modification time (nanoseconds since the epoch).
     pub(crate) files: Vec<(PathBuf, i128)>,
+    /// Files of the search that hold a NUL byte and are not among them: binary files a
+    /// walk would have read and skipped.
+    pub(crate) binary_unread: usize,
 }
 
 impl std::fmt::Debug for LiveIndex {
@@ -176,7 +179,10 @@ impl LiveIndex {
         query: &Query,
         multiline: bool,
     ) -> Option<Selection> {
-        if !walk.fits_snapshot() || !base.starts_with(&self.inner.root) {
+        // Inside a hidden folder, what a walk with hidden files left out yields is not
+        // what the snapshot marks as shown (that is as seen from the workspace).
+        let hidden_base = !walk.includes_hidden() && tree::in_hidden(&self.inner.root, base);
+        if !walk.fits_snapshot() || !base.starts_with(&self.inner.root) || hidden_base {
             return None;
         }
         if !self.inner.sync() {
@@ -185,7 +191,8 @@ impl LiveIndex {
         }
         let tree = self.inner.tree.read().unwrap_or_else(|e| e.into_inner());
         let tree = tree.as_ref().filter(|t| t.covers(base))?;
-        Some(Selection { files: tree.select(base, walk, filter, query, multiline) })
+        let (files, binary_unread) = tree.select(base, walk, filter, query, multiline);
+        Some(Selection { files, binary_unread })
     }
 
     /// Stops the watcher without telling the index, as a crash of its thread would (tests).

@@ -14,10 +14,6 @@
 //! sees: a UTF-16 file with a byte-order mark is searched transcoded to UTF-8 (the
 //! searcher's BOM sniffing), so its trigrams are those of the UTF-8 text, not the file's.
 
-// The index that consults the plan is being built beside it; until it lands, only the
-// tests call these.
-#![allow(dead_code)]
-
 use std::collections::BTreeSet;
 
 use regex_syntax::hir::{Class, Hir, HirKind};
@@ -69,7 +65,9 @@ pub(crate) enum Query {
 }
 
 impl Query {
-    /// Whether a file whose set of (folded) trigrams is `has` may match.
+    /// Whether a file whose set of (folded) trigrams is `has` may match (the tests' model
+    /// of what the posting lists compute).
+    #[cfg(test)]
     pub(crate) fn admits(&self, has: &impl Fn(u32) -> bool) -> bool {
         match self {
             Query::All => true,

@@ -31,6 +31,7 @@ fn same(dir: &Path, index: &Arc<LiveIndex>, pattern: &str, setup: impl Fn(&mut G
     assert!(indexed.from_index, "the index answered {pattern:?}");
     assert_eq!(indexed.text, walked.text, "{pattern:?}");
     assert_eq!(indexed.matches, walked.matches, "{pattern:?}");
+    assert_eq!(indexed.binary_files, walked.binary_files, "{pattern:?}");
     indexed
 }
 

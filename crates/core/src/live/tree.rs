@@ -81,6 +81,9 @@ enum Text {
 struct Entry {
     path: PathBuf,
     stamp: Stamp,
+    /// Whether the walk of the workspace with hidden files left out yields it: not hidden,
+    /// or let in by an ignore file's `!` rule (`!.env.example`).
+    shown: bool,
 }
 
 /// Why the index cannot hold a workspace.
@@ -192,6 +195,7 @@ impl Tree {
             self.forget(dir);
             return Ok(());
         }
+        let shown = self.shown_files(dir, None);
         let kept: BTreeSet<&Path> = found_files.iter().map(PathBuf::as_path).collect();
         let gone: Vec<PathBuf> =
             self.under(dir).map(|(p, _)| p).filter(|p| !kept.contains(p.as_path())).cloned().collect();
@@ -215,16 +219,45 @@ impl Tree {
             if stop() {
                 return Err(Refused::Stopped);
             }
-            let unchanged =
-                self.by_path.get(&path).and_then(|&id| self.entries[id as usize].as_ref()).is_some_and(|e| {
-                    std::fs::symlink_metadata(&path).is_ok_and(|m| Stamp::of(&m) == e.stamp && !e.stamp.racy(now))
-                });
+            let is_shown = shown.contains(&path);
+            let unchanged = self.entry_mut(&path).is_some_and(|e| {
+                let same =
+                    std::fs::symlink_metadata(&path).is_ok_and(|m| Stamp::of(&m) == e.stamp && !e.stamp.racy(now));
+                if same {
+                    e.shown = is_shown;
+                }
+                same
+            });
             if !unchanged {
-                self.index_file(&path);
+                self.index_file(&path, is_shown);
                 self.check_budget()?;
             }
         }
         Ok(())
+    }
+
+    fn entry_mut(&mut self, path: &Path) -> Option<&mut Entry> {
+        let id = *self.by_path.get(path)?;
+        self.entries[id as usize].as_mut()
+    }
+
+    /// The files under `dir` (to `depth`) that the walk with hidden files left out yields:
+    /// none in a hidden folder, which that walk never enters (a `!` rule letting in a
+    /// hidden folder is seen when the workspace is walked again, not here).
+    fn shown_files(&self, dir: &Path, depth: Option<usize>) -> BTreeSet<PathBuf> {
+        if in_hidden(&self.root, dir) {
+            return BTreeSet::new();
+        }
+        let config = WalkConfig::default();
+        let Ok(filter) = Filter::new(&config) else { return BTreeSet::new() };
+        let mut builder = walk::builder(dir, &config, &filter);
+        builder.max_depth(depth);
+        builder
+            .build()
+            .filter_map(|r| r.ok())
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .map(|e| e.into_path())
+            .collect()
     }
 
     /// Brings the snapshot up to date with paths the watcher reported changed.
@@ -240,8 +273,8 @@ impl Tree {
                 rescan.insert(parent.to_path_buf());
             } else if !self.dirs.contains(parent) {
                 // Inside a folder the walk left out (or the workspace's own folder).
-            } else if self.by_path.contains_key(path) && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
-                self.index_file(path);
+            } else if let Some(shown) = self.entry_mut(path).map(|e| e.shown).filter(|_| is_file(path)) {
+                self.index_file(path, shown);
                 self.check_budget()?;
             } else {
                 relist.insert(parent.to_path_buf());
@@ -284,6 +317,7 @@ impl Tree {
             self.forget(dir);
             return Ok(());
         }
+        let shown = self.shown_files(dir, Some(1));
         let held: Vec<PathBuf> = self
             .under(dir)
             .map(|(p, _)| p)
@@ -305,10 +339,14 @@ impl Tree {
             self.forget(&d);
         }
         for path in files {
-            let known = self.by_path.get(&path).and_then(|&id| self.entries[id as usize].as_ref()).map(|e| e.stamp);
+            let is_shown = shown.contains(&path);
             let now = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
+            let known = self.entry_mut(&path).map(|e| {
+                e.shown = is_shown;
+                e.stamp
+            });
             if known.is_none() || known != now {
-                self.index_file(&path);
+                self.index_file(&path, is_shown);
                 self.check_budget()?;
             }
         }
@@ -349,7 +387,7 @@ impl Tree {
 
     /// Reads a file and indexes its text under a new id (the old one, if any, dies).
     /// A file that cannot be opened as a regular file without a link is dropped.
-    fn index_file(&mut self, path: &Path) {
+    fn index_file(&mut self, path: &Path, shown: bool) {
         self.remove_file(path);
         let Ok(file) = open_found(path) else { return };
         let Ok(meta) = file.metadata() else { return };
@@ -378,7 +416,7 @@ impl Tree {
         if kind == Text::BeforeNul {
             self.before_nul.push(id);
         }
-        self.entries.push(Some(Entry { path: path.to_path_buf(), stamp }));
+        self.entries.push(Some(Entry { path: path.to_path_buf(), stamp, shown }));
         self.by_path.insert(path.to_path_buf(), id);
         self.path_bytes += path.as_os_str().len();
         self.live += 1;
@@ -393,8 +431,10 @@ impl Tree {
     }
 
     /// The files a search of `base` (a folder the snapshot covers) with these walk
-    /// settings would read and that may match `query`, in path order, with the newest
-    /// modification time of each (for a listing by time).
+    /// settings would read and that may match `query`, in path order, with the
+    /// modification time of each (for a listing by time); and how many files of the
+    /// search hold a NUL byte and are not among them (a walk reads and counts those as
+    /// binary files skipped; the search counts them all the same).
     pub(crate) fn select(
         &self,
         base: &Path,
@@ -402,35 +442,35 @@ impl Tree {
         filter: &Filter,
         query: &Query,
         multiline: bool,
-    ) -> Vec<(PathBuf, i128)> {
+    ) -> (Vec<(PathBuf, i128)>, usize) {
         let keep = |entry: &Entry| -> bool {
             let Ok(rel) = entry.path.strip_prefix(base) else { return false };
-            visible(rel, &entry.path, walk.includes_hidden(), filter)
+            visible(rel, &entry.path, walk.includes_hidden() || entry.shown, filter)
         };
         let out = |entry: &Entry| (entry.path.clone(), entry.stamp.mtime_ns);
-        match self.postings.eval(query) {
-            None => self
-                .under(base)
-                .filter_map(|(_, id)| self.entries[id as usize].as_ref())
+        let Some(ids) = self.postings.eval(query) else {
+            let files = self.under(base).filter_map(|(_, id)| self.entries[id as usize].as_ref()).filter(|e| keep(e));
+            return (files.map(out).collect(), 0);
+        };
+        // Text before a NUL answers for a line search; a multiline search reads such a
+        // file whole.
+        let whole: &[u32] = if multiline { &self.before_nul } else { &[] };
+        let live = |id: &u32| self.entries[*id as usize].as_ref();
+        let mut picked: Vec<&Entry> =
+            ids.iter().chain(self.unindexed.iter()).chain(whole.iter()).filter_map(live).filter(|e| keep(e)).collect();
+        picked.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        picked.dedup_by(|a, b| a.path == b.path);
+        let binary_unread = if multiline {
+            0
+        } else {
+            self.before_nul
+                .iter()
+                .filter(|id| ids.binary_search(id).is_err())
+                .filter_map(live)
                 .filter(|e| keep(e))
-                .map(out)
-                .collect(),
-            Some(ids) => {
-                // Text before a NUL answers for a line search; a multiline search reads
-                // such a file whole.
-                let whole: &[u32] = if multiline { &self.before_nul } else { &[] };
-                let mut picked: Vec<&Entry> = ids
-                    .iter()
-                    .chain(self.unindexed.iter())
-                    .chain(whole.iter())
-                    .filter_map(|&id| self.entries[id as usize].as_ref())
-                    .filter(|e| keep(e))
-                    .collect();
-                picked.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-                picked.dedup_by(|a, b| a.path == b.path);
-                picked.into_iter().map(out).collect()
-            }
-        }
+                .count()
+        };
+        (picked.into_iter().map(out).collect(), binary_unread)
     }
 }
 
@@ -463,6 +503,17 @@ fn visible(rel: &Path, path: &Path, include_hidden: bool, filter: &Filter) -> bo
         }
     }
     filter.keeps(rel)
+}
+
+/// Whether `path` lies in a hidden folder (or is one) below `root`.
+pub(crate) fn in_hidden(root: &Path, path: &Path) -> bool {
+    path.strip_prefix(root).is_ok_and(|rel| {
+        rel.components().any(|c| matches!(c, Component::Normal(n) if n.as_encoded_bytes().first() == Some(&b'.')))
+    })
+}
+
+fn is_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
 }
 
 /// The folders of a set that are not inside another of them.
