@@ -16,6 +16,9 @@ use crate::Roots;
 
 /// Files searched by one task of the caller's rayon pool.
 const BATCH: usize = 16;
+/// The most files of a folder searched with the walk on one thread (see [`grep`]); past
+/// this, the parallel walker takes over.
+const PROBE: usize = 256;
 /// The most memory a search holds for one file's text: its longest line, or in
 /// multiline mode the whole file.
 const HEAP_LIMIT: usize = 64 << 20;
@@ -287,22 +290,41 @@ pub fn grep(
             open_found(&path)?;
             search(vec![path])
         }
-        // The walk runs here; batches of files go to the caller's rayon pool as they are
-        // found, and the last (for a small folder, the only) batch is searched here.
-        Start::Dir(dir) => rayon::scope(|scope| -> Result<()> {
-            let search = &search;
-            let mut batch = Vec::with_capacity(BATCH);
-            (errors, moved) = walk::walk(&dir, &config.walk, cancel, |file| {
-                batch.push(file);
-                if batch.len() == BATCH {
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                    scope.spawn(move |_| search(full));
-                }
-                true
+        // A folder of at most PROBE files is walked here and its files searched in batches
+        // on the caller's rayon pool (the last batch here); a larger tree is walked again,
+        // by the parallel walker, each file searched on the thread that found it.
+        Start::Dir(dir) => {
+            let mut found = Vec::new();
+            let walked = walk::walk(&dir, &config.walk, cancel, |file| {
+                found.push(file);
+                found.len() <= PROBE
             })?;
-            search(batch);
-            Ok(())
-        })?,
+            if found.len() <= PROBE {
+                (errors, moved) = walked;
+                rayon::scope(|scope| {
+                    let search = &search;
+                    let mut batches = found.chunks(BATCH).map(<[PathBuf]>::to_vec).collect::<Vec<_>>();
+                    let last = batches.pop().unwrap_or_default();
+                    for batch in batches {
+                        scope.spawn(move |_| search(batch));
+                    }
+                    search(last);
+                });
+            } else {
+                (errors, moved) = walk::walk_parallel(&dir, &config.walk, cancel, || {
+                    let mut searcher = searcher(config);
+                    let (collector, matcher, exclude) = (&collector, &matcher, exclude.as_ref());
+                    move |path: PathBuf| {
+                        if cancel.is_cancelled() {
+                            return false;
+                        }
+                        let hits = search_file(&mut searcher, matcher, exclude, &path, config, need, cancel);
+                        collector.lock().unwrap().add(path, hits);
+                        true
+                    }
+                })?;
+            }
+        }
     }
     cancel.check()?;
     let collector = collector.into_inner().unwrap();
