@@ -1336,6 +1336,44 @@ mod tests {
         );
     }
 
+    /// A tree of more than [`PROBE`] files (searched by the parallel walker) gives what
+    /// its folders give one by one (each searched by the walk on one thread): the same
+    /// ignore rules, hidden files, order, limit and totals.
+    #[test]
+    fn a_large_tree_gives_what_its_folders_give_one_by_one() {
+        let mut files = vec![
+            (".gitignore".to_string(), "*.log\nbuild/\n".to_string()),
+            ("d3/.gitignore".to_string(), "!keep.log\n".to_string()),
+        ];
+        for i in 0..400 {
+            let text = if i % 3 == 0 { format!("x\nhit {i}\n") } else { "miss\n".to_string() };
+            files.push((format!("d{}/s{}/f{i}.txt", i % 5, i % 4), text));
+        }
+        for extra in ["d1/a.log", "d3/keep.log", "d2/build/b.txt", "d4/.hidden.txt"] {
+            files.push((extra.to_string(), "hit\n".to_string()));
+        }
+        let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+        let dir = std::fs::canonicalize(tree(&refs)).unwrap();
+        let roots = Roots::new(&[&dir]).unwrap();
+        let search = |base: &Path, limit: usize| {
+            let mut config = GrepConfig::default();
+            config.limit(limit);
+            grep(&roots, base, &dir, "hit", &config, &Cancel::new()).unwrap()
+        };
+        let whole = search(&dir, 1000);
+        let parts: Vec<GrepOutcome> = (0..5).map(|d| search(&dir.join(format!("d{d}")), 1000)).collect();
+        assert_eq!(whole.text, parts.iter().map(|p| p.text.as_str()).collect::<String>());
+        assert_eq!(whole.files, parts.iter().flat_map(|p| p.files.clone()).collect::<Vec<_>>());
+        assert_eq!(whole.matches, 135);
+        assert!(whole.files.contains(&"d3/keep.log".to_string()));
+        assert!(!whole.text.contains("a.log") && !whole.text.contains("build") && !whole.text.contains(".hidden"));
+        // A limit keeps the first results in path order, and the totals stay whole.
+        let page = search(&dir, 7);
+        assert!(page.truncated);
+        assert_eq!(page.text, whole.text.lines().take(7).map(|l| format!("{l}\n")).collect::<String>());
+        assert_eq!((page.matches, page.matched_files), (whole.matches, whole.matched_files));
+    }
+
     #[test]
     fn one_file_can_be_searched_directly() {
         let dir = tree(&[(".gitignore", "a.txt\n"), ("a.txt", "hit\n")]);

@@ -688,6 +688,17 @@ mod tests {
         })
         .unwrap();
         serial.sort();
+        let parallel = Mutex::new(Vec::new());
+        walk_parallel(dir, &config, &Cancel::default(), || {
+            |p: PathBuf| {
+                parallel.lock().unwrap().push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+                true
+            }
+        })
+        .unwrap();
+        let mut parallel = parallel.into_inner().unwrap();
+        parallel.sort();
+        assert_eq!(serial, parallel, "the parallel walk keeps other files");
         serial
     }
 
