@@ -223,7 +223,8 @@ fn glob_set(globs: &[&str]) -> Result<Option<GlobSet>> {
 /// files; callers that read them hand batches to the caller's rayon pool, so the work
 /// shares the addon's threads instead of starting its own for every call (the `ignore`
 /// crate's parallel walker starts threads per walk and polls for work every millisecond,
-/// which dominates a search of a small folder).
+/// which dominates a search of a small folder). A search of a large tree walks it again
+/// with [`walk_parallel`] once this walk has met more than a few hundred files.
 pub(crate) fn walk<F>(dir: &Path, config: &WalkConfig, cancel: &Cancel, mut visit: F) -> Result<(Vec<String>, Moved)>
 where
     F: FnMut(PathBuf) -> bool,
