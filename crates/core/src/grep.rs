@@ -19,6 +19,9 @@ use crate::Roots;
 
 /// Files searched by one task of the caller's rayon pool.
 const BATCH: usize = 16;
+/// The most files of a folder searched with the walk on one thread (see [`grep`]); past
+/// this, the parallel walker takes over.
+const PROBE: usize = 256;
 /// The most memory a search holds for one file's text: its longest line, or in
 /// multiline mode the whole file.
 const HEAP_LIMIT: usize = 64 << 20;
@@ -314,22 +317,42 @@ pub fn grep(
             open_found(&path)?;
             search(vec![path])
         }
-        // The walk runs here; batches of files go to the caller's rayon pool as they are
-        // found, and the last (for a small folder, the only) batch is searched here.
-        (Start::Dir(dir), None) => rayon::scope(|scope| -> Result<()> {
-            let search = &search;
-            let mut batch = Vec::with_capacity(BATCH);
-            (errors, moved) = walk::walk(&dir, &config.walk, cancel, |file| {
-                batch.push(file);
-                if batch.len() == BATCH {
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
-                    scope.spawn(move |_| search(full));
-                }
-                true
+        // A folder of at most PROBE files is walked here and its files searched in batches
+        // on the caller's rayon pool (the last batch here); a larger tree is walked again,
+        // by the parallel walker, each file searched on the thread that found it.
+        (Start::Dir(dir), None) => {
+            let mut found = Vec::new();
+            let walked = walk::walk(&dir, &config.walk, cancel, |file| {
+                found.push(file);
+                found.len() <= PROBE
             })?;
-            search(batch);
-            Ok(())
-        })?,
+            if found.len() <= PROBE {
+                (errors, moved) = walked;
+                rayon::scope(|scope| {
+                    let search = &search;
+                    let mut batches = found.chunks(BATCH).map(<[PathBuf]>::to_vec).collect::<Vec<_>>();
+                    let last = batches.pop().unwrap_or_default();
+                    for batch in batches {
+                        scope.spawn(move |_| search(batch));
+                    }
+                    search(last);
+                });
+            } else {
+                (errors, moved) = walk::walk_parallel(&dir, &config.walk, cancel, || {
+                    let mut searcher = searcher(config);
+                    let (collector, matcher, exclude, read) = (&collector, &matcher, exclude.as_ref(), &read);
+                    move |path: PathBuf| {
+                        if cancel.is_cancelled() {
+                            return false;
+                        }
+                        read.fetch_add(1, Ordering::Relaxed);
+                        let hits = search_file(&mut searcher, matcher, exclude, &path, config, need, cancel);
+                        collector.lock().unwrap().add(path, hits);
+                        true
+                    }
+                })?;
+            }
+        }
     }
     cancel.check()?;
     let mut collector = collector.into_inner().unwrap();
@@ -1351,6 +1374,44 @@ mod tests {
             "the caret points into the pattern as given: {}",
             err.message()
         );
+    }
+
+    /// A tree of more than [`PROBE`] files (searched by the parallel walker) gives what
+    /// its folders give one by one (each searched by the walk on one thread): the same
+    /// ignore rules, hidden files, order, limit and totals.
+    #[test]
+    fn a_large_tree_gives_what_its_folders_give_one_by_one() {
+        let mut files = vec![
+            (".gitignore".to_string(), "*.log\nbuild/\n".to_string()),
+            ("d3/.gitignore".to_string(), "!keep.log\n".to_string()),
+        ];
+        for i in 0..400 {
+            let text = if i % 3 == 0 { format!("x\nhit {i}\n") } else { "miss\n".to_string() };
+            files.push((format!("d{}/s{}/f{i}.txt", i % 5, i % 4), text));
+        }
+        for extra in ["d1/a.log", "d3/keep.log", "d2/build/b.txt", "d4/.hidden.txt"] {
+            files.push((extra.to_string(), "hit\n".to_string()));
+        }
+        let refs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+        let dir = std::fs::canonicalize(tree(&refs)).unwrap();
+        let roots = Roots::new(&[&dir]).unwrap();
+        let search = |base: &Path, limit: usize| {
+            let mut config = GrepConfig::default();
+            config.limit(limit);
+            grep(&roots, base, &dir, "hit", &config, &Cancel::new()).unwrap()
+        };
+        let whole = search(&dir, 1000);
+        let parts: Vec<GrepOutcome> = (0..5).map(|d| search(&dir.join(format!("d{d}")), 1000)).collect();
+        assert_eq!(whole.text, parts.iter().map(|p| p.text.as_str()).collect::<String>());
+        assert_eq!(whole.files, parts.iter().flat_map(|p| p.files.clone()).collect::<Vec<_>>());
+        assert_eq!(whole.matches, 135);
+        assert!(whole.files.contains(&"d3/keep.log".to_string()));
+        assert!(!whole.text.contains("a.log") && !whole.text.contains("build") && !whole.text.contains(".hidden"));
+        // A limit keeps the first results in path order, and the totals stay whole.
+        let page = search(&dir, 7);
+        assert!(page.truncated);
+        assert_eq!(page.text, whole.text.lines().take(7).map(|l| format!("{l}\n")).collect::<String>());
+        assert_eq!((page.matches, page.matched_files), (whole.matches, whole.matched_files));
     }
 
     #[test]

@@ -244,7 +244,8 @@ fn glob_set(globs: &[&str]) -> Result<Option<GlobSet>> {
 /// files; callers that read them hand batches to the caller's rayon pool, so the work
 /// shares the addon's threads instead of starting its own for every call (the `ignore`
 /// crate's parallel walker starts threads per walk and polls for work every millisecond,
-/// which dominates a search of a small folder).
+/// which dominates a search of a small folder). A search of a large tree walks it again
+/// with [`walk_parallel`] once this walk has met more than a few hundred files.
 pub(crate) fn walk<F>(dir: &Path, config: &WalkConfig, cancel: &Cancel, mut visit: F) -> Result<(Vec<String>, Moved)>
 where
     F: FnMut(PathBuf) -> bool,
@@ -278,6 +279,58 @@ where
         }
     }
     cancel.check()?;
+    Ok((errors, moved))
+}
+
+/// Walks `dir` with the `ignore` crate's parallel walker, on as many threads of its own as
+/// the caller's rayon pool has, calling a visitor on every file that passes the rules and
+/// the filters on the thread that found it; `make` makes one visitor per thread, and a
+/// visitor returning `false` stops the walk. Errors and entries gone are as in [`walk`];
+/// the errors are sorted, as the threads meet them in no particular order.
+///
+/// For a large tree, as `rg` does: the walk and the work on the files it finds share
+/// every thread. A small folder is better walked by [`walk`]: starting the threads, and
+/// their polling for work every millisecond when idle, costs more than it saves.
+pub(crate) fn walk_parallel<M, F>(
+    dir: &Path,
+    config: &WalkConfig,
+    cancel: &Cancel,
+    make: M,
+) -> Result<(Vec<String>, Moved)>
+where
+    M: Fn() -> F + Sync,
+    F: FnMut(PathBuf) -> bool + Send,
+{
+    let filter = Filter::new(config)?;
+    let out = Mutex::new((Vec::new(), Vec::new(), Moved::default()));
+    let threads = rayon::current_num_threads().max(1);
+    let parallel = builder(dir, config, &filter).threads(threads).build_parallel();
+    unwound(|| {
+        parallel.run(|| {
+            let mut own = Batch { files: Vec::new(), errors: Vec::new(), moved: Moved::default(), out: &out };
+            let mut visit = make();
+            let filter = &filter;
+            Box::new(move |result| {
+                if cancel.is_cancelled() {
+                    return WalkState::Quit;
+                }
+                match result {
+                    Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                        let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+                        if filter.keeps(rel) && !visit(entry.into_path()) {
+                            return WalkState::Quit;
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(err) => own.errors.extend(own.moved.shown(&err)),
+                }
+                WalkState::Continue
+            })
+        })
+    })?;
+    cancel.check()?;
+    let (_, mut errors, moved) = out.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    errors.sort();
     Ok((errors, moved))
 }
 
@@ -657,6 +710,17 @@ mod tests {
         })
         .unwrap();
         serial.sort();
+        let parallel = Mutex::new(Vec::new());
+        walk_parallel(dir, &config, &Cancel::default(), || {
+            |p: PathBuf| {
+                parallel.lock().unwrap().push(p.strip_prefix(dir).unwrap().to_string_lossy().into_owned());
+                true
+            }
+        })
+        .unwrap();
+        let mut parallel = parallel.into_inner().unwrap();
+        parallel.sort();
+        assert_eq!(serial, parallel, "the parallel walk keeps other files");
         serial
     }
 
