@@ -139,6 +139,7 @@ impl LiveIndex {
         self.inner.closed.store(true, Ordering::Relaxed);
         *self.inner.watch.lock().unwrap_or_else(|e| e.into_inner()) = None;
         *self.inner.tree.write().unwrap_or_else(|e| e.into_inner()) = None;
+        give_back();
         self.inner.set_state(IndexState::Off("closed".into()));
     }
 
@@ -255,6 +256,7 @@ impl Inner {
     fn refuse(&self, why: Refused) {
         *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = None;
         *self.tree.write().unwrap_or_else(|e| e.into_inner()) = None;
+        give_back();
         let why = match why {
             Refused::OverBudget { files, bytes } => format!(
                 "{OVER_BUDGET} ({} MiB) at {files} files ({} MiB); raise limits.indexBytes",
@@ -284,6 +286,7 @@ impl Inner {
             Err(Unsynced::NoCookie(why) | Unsynced::Lost(why)) => {
                 *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = None;
                 *self.tree.write().unwrap_or_else(|e| e.into_inner()) = None;
+                give_back();
                 self.set_state(IndexState::Off(why));
                 return false;
             }
@@ -305,6 +308,7 @@ impl Inner {
             Ok(()) if snapshot.dead() > snapshot.files().max(CHURN) => {
                 *tree = None;
                 drop(tree);
+                give_back();
                 self.set_state(IndexState::Off("rebuilding after many changes".into()));
                 false
             }
@@ -315,6 +319,17 @@ impl Inner {
                 false
             }
         }
+    }
+}
+
+/// Returns the memory of a dropped index to the system. glibc keeps freed memory in its
+/// arenas (the build thread fills one of its own), so without this a closed index would
+/// keep most of its resident size.
+fn give_back() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory at the top of glibc's heaps.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

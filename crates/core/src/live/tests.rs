@@ -166,3 +166,13 @@ fn a_glob_lists_the_snapshot_as_the_walk_would() {
         assert_eq!((&listed.paths, listed.total), (&walked.paths, walked.total), "{pattern} {order:?} {hidden}");
     }
 }
+
+#[test]
+fn a_folder_replaced_by_a_file_of_its_name_is_seen() {
+    let dir = std::fs::canonicalize(tree(&[("a/f.txt", "needle\n"), ("b.txt", "x\n")])).unwrap();
+    let index = ready(&dir);
+    std::fs::remove_dir_all(dir.join("a")).unwrap();
+    std::fs::write(dir.join("a"), "needle\n").unwrap();
+    assert!(same(&dir, &index, "needle", |_| {}).text.starts_with("a:1:"));
+    assert!(same(&dir, &index, "needle", |_| {}).text.starts_with("a:1:"));
+}

@@ -372,8 +372,14 @@ impl Tree {
     }
 
     /// The snapshot's files under a folder, in path order.
+    /// (Not a file at `dir` itself: a folder replaced by a file of its name is gone as a
+    /// folder, and the file is not part of it.)
     fn under<'a>(&'a self, dir: &'a Path) -> impl Iterator<Item = (&'a PathBuf, u32)> + 'a {
-        self.by_path.range(dir.to_path_buf()..).take_while(move |(p, _)| p.starts_with(dir)).map(|(p, &id)| (p, id))
+        self.by_path
+            .range(dir.to_path_buf()..)
+            .take_while(move |(p, _)| p.starts_with(dir))
+            .filter(move |(p, _)| p.as_path() != dir)
+            .map(|(p, &id)| (p, id))
     }
 
     fn remove_file(&mut self, path: &Path) {
