@@ -12,7 +12,7 @@ use crate::Roots;
 
 /// The folders of version control systems: never listed or searched, even with hidden
 /// files included (ripgrep's `--hidden` would descend into `.git`).
-const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", ".jj", ".sl"];
+pub(crate) const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", ".jj", ".sl"];
 
 /// Which files a walk yields: the ignore rules, hidden files, and file filters, as
 /// ripgrep applies them (with `--no-require-git`: ignore files count outside git

@@ -16,7 +16,7 @@ mod tree;
 mod watch;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
@@ -75,10 +75,22 @@ struct Inner {
     tree: RwLock<Option<Tree>>,
     state: Mutex<IndexState>,
     watch: Mutex<Option<Watch>>,
-    /// Set when the toolkit closes: a build stops, and none starts again.
+    /// Set when the toolkit closes (under the state's lock): a build stops, and none
+    /// starts again.
     closed: AtomicBool,
     build_ms: Mutex<f64>,
+    /// Files and bytes of the snapshot as of its last change, and the watcher's events:
+    /// what `status` reports without waiting for a search that holds the snapshot.
+    files: AtomicUsize,
+    bytes: AtomicUsize,
+    events: Arc<AtomicU64>,
+    /// Ignore files outside the watched folder that its walk reads (those of the folders
+    /// above it, git's global excludes), with what they were at the last look.
+    outside: Mutex<Vec<(PathBuf, Option<Seen>)>>,
 }
+
+/// What identifies one version of a file outside the workspace: size, times, inode.
+type Seen = (u64, i128, i128, u64);
 
 /// What a query of the index found: the files to read, in path order.
 pub(crate) struct Selection {
@@ -108,6 +120,10 @@ impl LiveIndex {
                 watch: Mutex::new(None),
                 closed: AtomicBool::new(false),
                 build_ms: Mutex::new(0.0),
+                files: AtomicUsize::new(0),
+                bytes: AtomicUsize::new(0),
+                events: Arc::new(AtomicU64::new(0)),
+                outside: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -136,23 +152,24 @@ impl LiveIndex {
 
     /// Stops the watcher and frees the index; later searches walk.
     pub fn close(&self) {
-        self.inner.closed.store(true, Ordering::Relaxed);
-        *self.inner.watch.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        *self.inner.tree.write().unwrap_or_else(|e| e.into_inner()) = None;
-        give_back();
-        self.inner.set_state(IndexState::Off("closed".into()));
+        {
+            let mut state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+            self.inner.closed.store(true, Ordering::Relaxed);
+            *state = IndexState::Off("closed".into());
+        }
+        self.inner.drop_all();
     }
 
-    /// What the index is doing and holds.
+    /// What the index is doing and holds. Never waits for a search.
     pub fn status(&self) -> IndexStatus {
-        let tree = self.inner.tree.read().unwrap_or_else(|e| e.into_inner());
+        let inner = &self.inner;
         IndexStatus {
-            state: self.inner.state.lock().unwrap_or_else(|e| e.into_inner()).clone(),
-            files: tree.as_ref().map_or(0, Tree::files),
-            bytes: tree.as_ref().map_or(0, Tree::bytes),
-            budget: self.inner.budget,
-            build_ms: *self.inner.build_ms.lock().unwrap_or_else(|e| e.into_inner()),
-            events: self.inner.watch.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, Watch::events),
+            state: inner.state.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            files: inner.files.load(Ordering::Relaxed),
+            bytes: inner.bytes.load(Ordering::Relaxed),
+            budget: inner.budget,
+            build_ms: *inner.build_ms.lock().unwrap_or_else(|e| e.into_inner()),
+            events: inner.events.load(Ordering::Relaxed),
         }
     }
 
@@ -236,27 +253,67 @@ impl Inner {
     fn build(&self) {
         lower_priority();
         let started = Instant::now();
-        let watch = match Watch::start(&self.root) {
+        let watch = match Watch::start(&self.root, self.events.clone()) {
             Ok(watch) => watch,
             Err(why) => return self.set_state(IndexState::Off(format!("{NO_WATCH} the workspace: {why}"))),
         };
-        *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = Some(watch);
+        {
+            // Lock order: state, then watch, then tree.
+            let _state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            if self.stopped() {
+                return;
+            }
+            *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = Some(watch);
+        }
+        *self.outside.lock().unwrap_or_else(|e| e.into_inner()) = outside_rules(&self.root);
         let built = Tree::build(&self.root, self.budget, &|| self.stopped());
         *self.build_ms.lock().unwrap_or_else(|e| e.into_inner()) = started.elapsed().as_secs_f64() * 1000.0;
         match built {
-            Ok(tree) if !self.stopped() => {
+            Ok(tree) => {
+                let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                if self.stopped() {
+                    drop(tree);
+                    give_back();
+                    return;
+                }
+                self.publish(Some(&tree));
                 *self.tree.write().unwrap_or_else(|e| e.into_inner()) = Some(tree);
-                self.set_state(IndexState::Ready);
+                *state = IndexState::Ready;
             }
-            Ok(_) | Err(Refused::Stopped) => {}
+            Err(Refused::Stopped) => {}
             Err(why) => self.refuse(why),
         }
     }
 
-    fn refuse(&self, why: Refused) {
+    /// Whether an ignore file outside the workspace changed since the last look.
+    fn outside_changed(&self) -> bool {
+        let mut outside = self.outside.lock().unwrap_or_else(|e| e.into_inner());
+        let mut changed = false;
+        for (path, seen) in outside.iter_mut() {
+            let now = seen_of(path);
+            if now != *seen {
+                (*seen, changed) = (now, true);
+            }
+        }
+        changed
+    }
+
+    /// Records what the snapshot holds, for `status`.
+    fn publish(&self, tree: Option<&Tree>) {
+        self.files.store(tree.map_or(0, Tree::files), Ordering::Relaxed);
+        self.bytes.store(tree.map_or(0, Tree::bytes), Ordering::Relaxed);
+    }
+
+    /// Stops the watcher and frees the snapshot (taking each lock on its own).
+    fn drop_all(&self) {
         *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = None;
         *self.tree.write().unwrap_or_else(|e| e.into_inner()) = None;
+        self.publish(None);
         give_back();
+    }
+
+    fn refuse(&self, why: Refused) {
+        self.drop_all();
         let why = match why {
             Refused::OverBudget { files, bytes } => format!(
                 "{OVER_BUDGET} ({} MiB) at {files} files ({} MiB); raise limits.indexBytes",
@@ -272,25 +329,27 @@ impl Inner {
     /// Brings the snapshot up to date with every change made before this call; `false`
     /// when the index cannot answer (not ready, or the watcher lost, which drops it so
     /// that the next search builds it again).
+    ///
+    /// The watcher's lock is held from taking its changes until they are applied, so a
+    /// search that syncs meanwhile waits for them rather than answering without them.
     fn sync(&self) -> bool {
         if !matches!(*self.state.lock().unwrap_or_else(|e| e.into_inner()), IndexState::Ready) {
             return false;
         }
-        let changes = {
-            let watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(watch) = watch.as_ref() else { return false };
-            watch.sync(SYNC_TIMEOUT)
-        };
-        let changes = match changes {
+        let watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(watcher) = watch.as_ref() else { return false };
+        let mut changes = match watcher.sync(SYNC_TIMEOUT) {
             Ok(changes) => changes,
             Err(Unsynced::NoCookie(why) | Unsynced::Lost(why)) => {
-                *self.watch.lock().unwrap_or_else(|e| e.into_inner()) = None;
-                *self.tree.write().unwrap_or_else(|e| e.into_inner()) = None;
-                give_back();
+                drop(watch);
+                self.drop_all();
                 self.set_state(IndexState::Off(why));
                 return false;
             }
         };
+        // No watcher sees the ignore files above the workspace: a change of one is
+        // found by looking at them (a few stats) and redraws the whole snapshot.
+        changes.rescan |= self.outside_changed();
         if !changes.rescan && changes.paths.is_empty() {
             return true;
         }
@@ -302,24 +361,59 @@ impl Inner {
         } else {
             snapshot.apply(&paths, &|| self.stopped())
         };
+        // Dead ids outweigh live ones after much churn: build afresh (searches walk
+        // meanwhile) rather than carry them.
+        let churned = applied.is_ok() && snapshot.dead() > snapshot.files().max(CHURN);
+        self.publish(Some(snapshot));
+        drop(tree);
+        drop(watch);
         match applied {
-            // Dead ids outweigh live ones after much churn: build afresh (searches walk
-            // meanwhile) rather than carry them.
-            Ok(()) if snapshot.dead() > snapshot.files().max(CHURN) => {
-                *tree = None;
-                drop(tree);
-                give_back();
+            Ok(()) if churned => {
+                self.drop_all();
                 self.set_state(IndexState::Off("rebuilding after many changes".into()));
                 false
             }
             Ok(()) => true,
             Err(why) => {
-                drop(tree);
                 self.refuse(why);
                 false
             }
         }
     }
+}
+
+/// The ignore files outside `root` that a walk of it reads, as they are now: those of
+/// every folder above it, the repository's `info/exclude` when the repository's root is
+/// above it, and git's global excludes at their default places (a `core.excludesFile`
+/// set elsewhere is not looked at).
+fn outside_rules(root: &Path) -> Vec<(PathBuf, Option<Seen>)> {
+    let mut files = Vec::new();
+    for dir in root.ancestors().skip(1) {
+        files.extend([".gitignore", ".ignore", ".rgignore"].map(|name| dir.join(name)));
+        files.push(dir.join(".git/info/exclude"));
+    }
+    if let Some(config) = std::env::var_os("XDG_CONFIG_HOME") {
+        files.push(PathBuf::from(config).join("git/ignore"));
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        files.push(PathBuf::from(home).join(".config/git/ignore"));
+    }
+    files.into_iter().map(|path| (seen_of(&path), path)).map(|(seen, path)| (path, seen)).collect()
+}
+
+fn seen_of(path: &Path) -> Option<Seen> {
+    let meta = std::fs::metadata(path).ok()?;
+    let ns = |t: std::io::Result<std::time::SystemTime>| {
+        t.ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as i128)
+    };
+    #[cfg(unix)]
+    let (ino, ctime) = {
+        use std::os::unix::fs::MetadataExt;
+        (meta.ino(), i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()))
+    };
+    #[cfg(not(unix))]
+    let (ino, ctime) = (0, 0);
+    Some((meta.len(), ns(meta.modified()), ctime, ino))
 }
 
 /// Returns the memory of a dropped index to the system. glibc keeps freed memory in its

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::testutil::tree;
+use crate::walk::{Filter, WalkConfig};
 use crate::{glob_files, grep, Cancel, GlobConfig, GlobOrder, GrepConfig, GrepMode, GrepOutcome, Roots};
 
 fn ready(dir: &Path) -> Arc<LiveIndex> {
@@ -175,4 +176,142 @@ fn a_folder_replaced_by_a_file_of_its_name_is_seen() {
     std::fs::write(dir.join("a"), "needle\n").unwrap();
     assert!(same(&dir, &index, "needle", |_| {}).text.starts_with("a:1:"));
     assert!(same(&dir, &index, "needle", |_| {}).text.starts_with("a:1:"));
+}
+
+/// Times the parts of a query on a real tree: `FSGATE_PROBE=/path cargo test --profile
+/// checkout -p fsgate-core live::tests::probe -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn probe() {
+    let Ok(root) = std::env::var("FSGATE_PROBE") else { return };
+    let dir = std::fs::canonicalize(root).unwrap();
+    let index = ready(&dir);
+    let walk = WalkConfig::default();
+    let filter = Filter::new(&walk).unwrap();
+    for (name, query) in [("all", Query::All), ("sel", plan::plan("useSyncExternalStore", false, false))] {
+        let t = std::time::Instant::now();
+        for _ in 0..20 {
+            assert!(index.inner.sync());
+        }
+        let sync = t.elapsed() / 20;
+        let t = std::time::Instant::now();
+        let mut n = 0;
+        for _ in 0..20 {
+            n = index.select(&dir, &walk, &filter, &query, false).unwrap().files.len();
+        }
+        let select = t.elapsed() / 20;
+        let tree = index.inner.tree.read().unwrap();
+        let t = std::time::Instant::now();
+        let ids = tree.as_ref().unwrap().eval(&query).map_or(0, |v| v.len());
+        eprintln!("{name}: sync {sync:?}, select {select:?} ({n} files), eval {:?} ({ids} ids)", t.elapsed());
+    }
+    let t = std::time::Instant::now();
+    let out = search(&dir, "useSyncExternalStore", Some(&index), |c| {
+        c.mode(GrepMode::Files);
+    });
+    eprintln!("grep {:?} read {} matched {}", t.elapsed(), out.files_read, out.matched_files);
+}
+
+// Found by review.
+
+/// `!.github/` lets a hidden folder in (rg --no-require-git lists it); a file created
+/// there after the build must be shown as the walk shows it.
+#[test]
+fn a_new_file_in_a_hidden_folder_let_in_by_a_rule_is_shown() {
+    let dir = std::fs::canonicalize(tree(&[
+        (".gitignore", "!.github/\n"),
+        (".github/ci.yml", "needle\n"),
+        ("top.txt", "needle\n"),
+    ]))
+    .unwrap();
+    let index = ready(&dir);
+    assert!(same(&dir, &index, "needle", |_| {}).text.contains(".github/ci.yml"));
+    std::fs::write(dir.join(".github/new.yml"), "needle\n").unwrap();
+    assert!(same(&dir, &index, "needle", |_| {}).text.contains(".github/new.yml"));
+}
+
+/// A repository inside a workspace that is not one (a clone, a submodule): a change
+/// in it relists its folder with the walk's rules as seen from there (`require_git` of
+/// the subfolder, not of the workspace), and a file the workspace's `*.log` hides comes in.
+#[test]
+fn a_change_in_a_nested_repository_keeps_the_workspace_rules() {
+    let dir = std::fs::canonicalize(tree(&[
+        (".gitignore", "*.log\n"),
+        ("sub/a.log", "needle\n"),
+        ("sub/deep/b.log", "needle\n"),
+        ("top.txt", "needle\n"),
+    ]))
+    .unwrap();
+    let git = std::process::Command::new("git").args(["init", "-q"]).current_dir(dir.join("sub")).status().unwrap();
+    assert!(git.success());
+    let index = ready(&dir);
+    same(&dir, &index, "needle", |_| {});
+    std::fs::write(dir.join("sub/new.txt"), "other\n").unwrap();
+    same(&dir, &index, "needle", |_| {});
+}
+
+/// The workspace is a folder of a larger tree: an ignore file above it is read by the
+/// walk (`parents`), and an edit of it must be seen as one inside is.
+#[test]
+fn an_ignore_file_above_the_workspace_edited_is_seen() {
+    let top = std::fs::canonicalize(tree(&[("ws/a.log", "needle\n"), ("ws/b.txt", "needle\n")])).unwrap();
+    let dir = top.join("ws");
+    let index = ready(&dir);
+    same(&dir, &index, "needle", |_| {});
+    std::fs::write(top.join(".gitignore"), "*.log\n").unwrap();
+    assert!(!same(&dir, &index, "needle", |_| {}).text.contains("a.log"));
+}
+
+/// close() right after start(): the build thread installs its watcher after close()
+/// dropped none, so an inotify instance and its thread outlive the close.
+#[test]
+fn close_during_the_build_stops_the_watcher() {
+    let mut files: Vec<(String, &str)> = (0..400).map(|i| (format!("d{i}/e/f.txt"), "x\n")).collect();
+    files.push(("top.txt".into(), "x\n"));
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), *t)).collect();
+    let dir = std::fs::canonicalize(tree(&files)).unwrap();
+    let index = LiveIndex::new(&dir, INDEX_BYTES);
+    index.start();
+    index.close();
+    std::thread::sleep(Duration::from_millis(1500));
+    std::fs::write(dir.join("after.txt"), "y\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(index.inner.watch.lock().unwrap().is_none(), "a watcher outlives close()");
+    assert_eq!(index.status().events, 0);
+}
+
+/// A folder swapped for another of its name (`mv src src.old && mv src.new src`, an
+/// atomic swap): the relist of the parent finds `src` among the folders it knows and does
+/// not look inside, so the snapshot keeps the old folder's files and trigrams.
+#[test]
+fn a_folder_swapped_for_another_of_its_name_is_read_again() {
+    let dir = std::fs::canonicalize(tree(&[("src/f.txt", "OldNeedle\n"), ("top.txt", "x\n")])).unwrap();
+    let staging = std::fs::canonicalize(tree(&[("f.txt", "NewNeedle\n"), ("g.txt", "NewNeedle\n")])).unwrap();
+    let index = ready(&dir);
+    std::fs::rename(dir.join("src"), dir.join("src.old")).unwrap();
+    std::fs::rename(&staging, dir.join("src")).unwrap();
+    assert_eq!(same(&dir, &index, "NewNeedle", |_| {}).matches, 2);
+}
+
+/// Two searches at once, each started after a write: each must see it. A sync that
+/// finds nothing pending answers at once, while another search holds the changes it
+/// took from the watcher and has not yet applied them (they are taken under the watch
+/// lock and applied under the tree lock, with a gap between).
+#[test]
+fn searches_at_once_each_see_a_change_made_before_them() {
+    let dir = std::fs::canonicalize(tree(&[("a.txt", "x\n")])).unwrap();
+    let index = ready(&dir);
+    for i in 0..2000 {
+        let word = format!("Fresh{i}Needle");
+        std::fs::write(dir.join(format!("f{}.txt", i % 7)), format!("{word}\n")).unwrap();
+        let hits: Vec<(bool, u64)> = std::thread::scope(|s| {
+            let run = || {
+                let out = search(&dir, &word, Some(&index), |_| {});
+                (out.from_index, out.matches)
+            };
+            let handles: Vec<_> = (0..3).map(|_| s.spawn(run)).collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(hits.iter().all(|&(_, n)| n == 1), "round {i}: (from_index, matches) {hits:?}");
+    }
 }

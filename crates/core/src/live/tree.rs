@@ -165,6 +165,12 @@ impl Tree {
         self.entries.len() - self.live
     }
 
+    /// The ids a query admits (`None`: all), for the tests' timing.
+    #[cfg(test)]
+    pub(crate) fn eval(&self, query: &Query) -> Option<Vec<u32>> {
+        self.postings.eval(query)
+    }
+
     /// Whether the snapshot covers a search starting at `dir` (a real folder): the walk
     /// entered it, and git's rule about ignore files above a repository is the same there.
     pub(crate) fn covers(&self, dir: &Path) -> bool {
@@ -179,7 +185,7 @@ impl Tree {
         let filter = Filter::new(&config).map_err(|e| Refused::Walk(e.to_string()))?;
         let mut found_files = Vec::new();
         let mut found_dirs = Vec::new();
-        for result in walk::builder(dir, &config, &filter).build() {
+        for result in self.walker(dir, &config, &filter).build() {
             if stop() {
                 return Err(Refused::Stopped);
             }
@@ -241,23 +247,40 @@ impl Tree {
         self.entries[id as usize].as_mut()
     }
 
-    /// The files under `dir` (to `depth`) that the walk with hidden files left out yields:
-    /// none in a hidden folder, which that walk never enters (a `!` rule letting in a
-    /// hidden folder is seen when the workspace is walked again, not here).
+    /// The walker of the snapshot's rules for a part of it: git's rule about ignore files
+    /// above a repository is the workspace's, as when the whole workspace is walked (a
+    /// repository nested in a workspace that is not one keeps the workspace's rules).
+    fn walker(&self, dir: &Path, config: &WalkConfig, filter: &Filter) -> ignore::WalkBuilder {
+        let mut builder = walk::builder(dir, config, filter);
+        builder.require_git(walk::in_repository(&self.root));
+        builder
+    }
+
+    /// The files under `dir` (to `depth` below it) that the walk of the workspace with
+    /// hidden files left out yields. Inside a hidden folder, that walk is followed from the
+    /// hidden folder's parent along the way to `dir`: it yields them only when a `!` rule
+    /// lets every hidden folder on the way in.
     fn shown_files(&self, dir: &Path, depth: Option<usize>) -> BTreeSet<PathBuf> {
-        if in_hidden(&self.root, dir) {
-            return BTreeSet::new();
-        }
         let config = WalkConfig::default();
         let Ok(filter) = Filter::new(&config) else { return BTreeSet::new() };
-        let mut builder = walk::builder(dir, &config, &filter);
-        builder.max_depth(depth);
-        builder
-            .build()
-            .filter_map(|r| r.ok())
-            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-            .map(|e| e.into_path())
-            .collect()
+        let Some(from) = first_hidden(&self.root, dir).and_then(Path::parent) else {
+            let mut builder = self.walker(dir, &config, &filter);
+            builder.max_depth(depth);
+            return files_of(builder);
+        };
+        let mut builder = self.walker(from, &config, &filter);
+        let (target, below) = (dir.to_path_buf(), depth);
+        builder.filter_entry(move |entry| {
+            let path = entry.path();
+            if entry.depth() > 0 && walk::VCS_DIRS.iter().any(|vcs| entry.file_name() == *vcs) {
+                return false;
+            }
+            match path.strip_prefix(&target) {
+                Ok(rel) => below.is_none_or(|d| rel.components().count() <= d),
+                Err(_) => target.starts_with(path),
+            }
+        });
+        files_of(builder).into_iter().filter(|p| p.starts_with(dir)).collect()
     }
 
     /// Brings the snapshot up to date with paths the watcher reported changed.
@@ -271,6 +294,11 @@ impl Tree {
                 rescan.insert(parent.parent().and_then(Path::parent).unwrap_or(&self.root).to_path_buf());
             } else if IGNORE_FILES.contains(&name) && self.dirs.contains(parent) {
                 rescan.insert(parent.to_path_buf());
+            } else if self.dirs.contains(path.as_path()) {
+                // A folder the snapshot holds was changed, moved, or swapped for another of
+                // its name: what it holds is looked at again (unchanged files keep their text).
+                rescan.insert(path.clone());
+                relist.insert(parent.to_path_buf());
             } else if !self.dirs.contains(parent) {
                 // Inside a folder the walk left out (or the workspace's own folder).
             } else if let Some(shown) = self.entry_mut(path).map(|e| e.shown).filter(|_| is_file(path)) {
@@ -299,7 +327,7 @@ impl Tree {
         let mut files = BTreeSet::new();
         let mut folders = Vec::new();
         let mut entered = false;
-        for result in walk::builder(dir, &config, &filter).max_depth(Some(1)).build() {
+        for result in self.walker(dir, &config, &filter).max_depth(Some(1)).build() {
             let Ok(entry) = result else { continue };
             if entry.depth() == 0 {
                 entered = entry.file_type().is_some_and(|t| t.is_dir());
@@ -375,10 +403,11 @@ impl Tree {
     /// (Not a file at `dir` itself: a folder replaced by a file of its name is gone as a
     /// folder, and the file is not part of it.)
     fn under<'a>(&'a self, dir: &'a Path) -> impl Iterator<Item = (&'a PathBuf, u32)> + 'a {
+        use std::ops::Bound;
+        let bytes = dir.as_os_str().as_encoded_bytes();
         self.by_path
-            .range(dir.to_path_buf()..)
-            .take_while(move |(p, _)| p.starts_with(dir))
-            .filter(move |(p, _)| p.as_path() != dir)
+            .range::<Path, _>((Bound::Excluded(dir), Bound::Unbounded))
+            .take_while(move |(p, _)| inside(p, bytes).is_some())
             .map(|(p, &id)| (p, id))
     }
 
@@ -449,8 +478,9 @@ impl Tree {
         query: &Query,
         multiline: bool,
     ) -> (Vec<(PathBuf, i128)>, usize) {
+        let base_bytes = base.as_os_str().as_encoded_bytes();
         let keep = |entry: &Entry| -> bool {
-            let Ok(rel) = entry.path.strip_prefix(base) else { return false };
+            let Some(rel) = inside(&entry.path, base_bytes) else { return false };
             visible(rel, &entry.path, walk.includes_hidden() || entry.shown, filter)
         };
         let out = |entry: &Entry| (entry.path.clone(), entry.stamp.mtime_ns);
@@ -464,8 +494,8 @@ impl Tree {
         let live = |id: &u32| self.entries[*id as usize].as_ref();
         let mut picked: Vec<&Entry> =
             ids.iter().chain(self.unindexed.iter()).chain(whole.iter()).filter_map(live).filter(|e| keep(e)).collect();
-        picked.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        picked.dedup_by(|a, b| a.path == b.path);
+        picked.sort_unstable_by(|a, b| path_order(&a.path, &b.path));
+        picked.dedup_by(|a, b| std::ptr::eq(*a, *b));
         let binary_unread = if multiline {
             0
         } else {
@@ -480,35 +510,83 @@ impl Tree {
     }
 }
 
+const SEP: u8 = std::path::MAIN_SEPARATOR as u8;
+
+/// The part of `path` below the folder `base` (its bytes), if `path` lies strictly inside
+/// it: byte comparisons, as both are real paths (no `.`, `..` or doubled separators).
+fn inside<'a>(path: &'a Path, base: &[u8]) -> Option<&'a [u8]> {
+    let rest = path.as_os_str().as_encoded_bytes().strip_prefix(base)?;
+    let rest = if base.ends_with(&[SEP]) { rest } else { rest.strip_prefix(&[SEP])? };
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// Path order, component by component (as `Path::cmp` and `rg --sort path`), by bytes.
+fn path_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    let key = |c: &u8| if *c == SEP { 0 } else { *c };
+    a.as_os_str().as_encoded_bytes().iter().map(key).cmp(b.as_os_str().as_encoded_bytes().iter().map(key))
+}
+
+/// A path of bytes cut from a real path at separators.
+fn as_path(bytes: &[u8]) -> &Path {
+    // SAFETY: the bytes come from `as_encoded_bytes` of a path, cut only next to ASCII
+    // separators, which keeps them valid for `from_encoded_bytes_unchecked`.
+    Path::new(unsafe { std::ffi::OsStr::from_encoded_bytes_unchecked(bytes) })
+}
+
 /// Whether a file of the snapshot (by its path relative to the folder searched) is one
 /// the walk of that folder yields: hidden files as ripgrep's rules have them (a hidden
 /// file of a selected type is searched; one in a hidden folder is not), the globs, the
 /// `!` globs of the folders on its way, the type.
-fn visible(rel: &Path, path: &Path, include_hidden: bool, filter: &Filter) -> bool {
-    let names: Vec<&std::ffi::OsStr> =
-        rel.components().filter_map(|c| if let Component::Normal(n) = c { Some(n) } else { None }).collect();
-    let Some((file, folders)) = names.split_last() else { return false };
-    let hidden = |n: &std::ffi::OsStr| n.as_encoded_bytes().first() == Some(&b'.');
-    if !include_hidden && folders.iter().any(|n| hidden(n)) {
+fn visible(rel: &[u8], path: &Path, include_hidden: bool, filter: &Filter) -> bool {
+    let (folders, file) = match rel.iter().rposition(|c| *c == SEP) {
+        Some(at) => (&rel[..at], &rel[at + 1..]),
+        None => (&rel[..0], rel),
+    };
+    let hidden_folder = || folders.first() == Some(&b'.') || folders.windows(2).any(|w| w == [SEP, b'.']);
+    if !include_hidden && hidden_folder() {
         return false;
     }
     let typed = filter.types().map(|types| types.matched(path, false));
     if typed.as_ref().is_some_and(Match::is_ignore) {
         return false;
     }
-    if !include_hidden && hidden(file) && !typed.as_ref().is_some_and(Match::is_whitelist) {
+    if !include_hidden && file.first() == Some(&b'.') && !typed.as_ref().is_some_and(Match::is_whitelist) {
         return false;
     }
     if filter.has_drops() {
-        let mut folder = PathBuf::new();
-        for name in folders {
-            folder.push(name);
-            if filter.drops_dir(&folder) {
+        for (at, _) in folders.iter().enumerate().filter(|(_, c)| **c == SEP) {
+            if filter.drops_dir(as_path(&folders[..at])) {
                 return false;
             }
         }
+        if !folders.is_empty() && filter.drops_dir(as_path(folders)) {
+            return false;
+        }
     }
-    filter.keeps(rel)
+    filter.keeps(as_path(rel))
+}
+
+fn files_of(builder: ignore::WalkBuilder) -> BTreeSet<PathBuf> {
+    builder
+        .build()
+        .filter_map(|r| r.ok())
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .map(|e| e.into_path())
+        .collect()
+}
+
+/// The first hidden folder on the way from `root` to `path` (`path` itself included).
+fn first_hidden<'a>(root: &Path, path: &'a Path) -> Option<&'a Path> {
+    let rel = path.strip_prefix(root).ok()?;
+    let mut at = path;
+    let mut found = None;
+    for c in rel.components().rev() {
+        if matches!(c, Component::Normal(n) if n.as_encoded_bytes().first() == Some(&b'.')) {
+            found = Some(at);
+        }
+        at = at.parent()?;
+    }
+    found
 }
 
 /// Whether `path` lies in a hidden folder (or is one) below `root`.

@@ -32,7 +32,6 @@ struct Pending {
     cookies: BTreeSet<PathBuf>,
     /// The watcher cannot cover the workspace (the watch limit): its reports are not whole.
     broken: Option<String>,
-    events: u64,
     /// Nothing more is taken: the watcher was killed (tests).
     deaf: bool,
 }
@@ -41,6 +40,8 @@ struct Pending {
 struct Shared {
     pending: Mutex<Pending>,
     arrived: Condvar,
+    /// Events reported since the watcher started (the host's status reads it).
+    events: Arc<AtomicU64>,
 }
 
 /// Why a query could not sync with the watcher.
@@ -65,8 +66,8 @@ pub(crate) struct Watch {
 
 impl Watch {
     /// Starts watching `root` (a real folder) and all it holds.
-    pub(crate) fn start(root: &Path) -> Result<Watch, String> {
-        let shared = Arc::new(Shared::default());
+    pub(crate) fn start(root: &Path, events: Arc<AtomicU64>) -> Result<Watch, String> {
+        let shared = Arc::new(Shared { events, ..Shared::default() });
         let handler = {
             let shared = shared.clone();
             move |event: notify::Result<Event>| note(&shared, event)
@@ -108,11 +109,6 @@ impl Watch {
         }
     }
 
-    /// Events the watcher has reported since it started.
-    pub(crate) fn events(&self) -> u64 {
-        self.shared.pending.lock().unwrap_or_else(|e| e.into_inner()).events
-    }
-
     /// Stops the watcher without telling anyone, as a crash of its thread would (tests).
     #[doc(hidden)]
     pub(crate) fn kill(&mut self) {
@@ -150,7 +146,7 @@ fn note(shared: &Shared, event: notify::Result<Event>) {
     if pending.deaf {
         return;
     }
-    pending.events += 1;
+    shared.events.fetch_add(1, Ordering::Relaxed);
     if event.need_rescan() {
         pending.changes.rescan = true;
     }
