@@ -102,7 +102,8 @@ pub fn glob_files(
     let mut walk_config = config.walk.clone();
     walk_config.globs(&[pattern]);
     let filter = walk::Filter::new(&walk_config)?;
-    let selection = config.live.as_ref().and_then(|live| live.select(&dir, &walk_config, &filter, &Query::All, false));
+    let selection =
+        config.live.as_ref().and_then(|live| live.select(&dir, &walk_config, &filter, &Query::All, None, false));
     if let Some(selection) = selection {
         return Ok(from_snapshot(selection.files, config, &walk::real_or_self(display_root)));
     }

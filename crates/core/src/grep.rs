@@ -377,7 +377,8 @@ fn indexed(dir: &Path, pattern: &str, config: &GrepConfig) -> Result<Option<Sele
     let Some(live) = &config.live else { return Ok(None) };
     let filter = walk::Filter::new(&config.walk)?;
     let query = plan::plan(pattern, config.case_insensitive, config.multiline);
-    Ok(live.select(dir, &config.walk, &filter, &query, config.multiline))
+    let longest = plan::longest_match(pattern, config.case_insensitive, config.multiline);
+    Ok(live.select(dir, &config.walk, &filter, &query, longest, config.multiline))
 }
 
 fn build_matcher(pattern: &str, config: &GrepConfig) -> Result<RegexMatcher> {

@@ -195,6 +195,7 @@ impl LiveIndex {
         walk: &WalkConfig,
         filter: &Filter,
         query: &Query,
+        longest: Option<usize>,
         multiline: bool,
     ) -> Option<Selection> {
         // Inside a hidden folder, what a walk with hidden files left out yields is not
@@ -209,7 +210,7 @@ impl LiveIndex {
         }
         let tree = self.inner.tree.read().unwrap_or_else(|e| e.into_inner());
         let tree = tree.as_ref().filter(|t| t.covers(base))?;
-        let (files, binary_unread) = tree.select(base, walk, filter, query, multiline);
+        let (files, binary_unread) = tree.select(base, walk, filter, query, longest, multiline);
         Some(Selection { files, binary_unread })
     }
 

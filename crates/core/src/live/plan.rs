@@ -150,7 +150,21 @@ fn members(q: &Query) -> Vec<Query> {
 
 /// The query for a pattern as grep.rs's build_matcher compiles it.
 pub(crate) fn plan(pattern: &str, case_insensitive: bool, multiline: bool) -> Query {
-    let parsed = regex_syntax::ParserBuilder::new()
+    match parse(pattern, case_insensitive, multiline) {
+        Some(hir) => analyze(&hir).requirement(),
+        // The matcher reports the error; a plan that admits everything cannot hide it.
+        None => Query::All,
+    }
+}
+
+/// The most bytes a match of the pattern can span, when that is bounded: every trigram
+/// the plan requires lies inside one match, so within that many bytes of one another.
+pub(crate) fn longest_match(pattern: &str, case_insensitive: bool, multiline: bool) -> Option<usize> {
+    parse(pattern, case_insensitive, multiline)?.properties().maximum_len()
+}
+
+fn parse(pattern: &str, case_insensitive: bool, multiline: bool) -> Option<regex_syntax::hir::Hir> {
+    regex_syntax::ParserBuilder::new()
         .utf8(false)
         .unicode(true)
         .multi_line(true)
@@ -159,12 +173,8 @@ pub(crate) fn plan(pattern: &str, case_insensitive: bool, multiline: bool) -> Qu
         .dot_matches_new_line(multiline)
         .octal(false)
         .build()
-        .parse(pattern);
-    match parsed {
-        Ok(hir) => analyze(&hir).requirement(),
-        // The matcher reports the error; a plan that admits everything cannot hide it.
-        Err(_) => Query::All,
-    }
+        .parse(pattern)
+        .ok()
 }
 
 /// What is known of the (folded) strings a node matches. With `exact`, every match is

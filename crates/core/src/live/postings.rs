@@ -138,7 +138,7 @@ fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
     out
 }
 
-fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+pub(crate) fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
     let (mut i, mut j, mut out) = (0, 0, Vec::with_capacity(a.len() + b.len()));
     while i < a.len() || j < b.len() {
         let next = match (a.get(i), b.get(j)) {

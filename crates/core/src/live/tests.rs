@@ -197,7 +197,7 @@ fn probe() {
         let t = std::time::Instant::now();
         let mut n = 0;
         for _ in 0..20 {
-            n = index.select(&dir, &walk, &filter, &query, false).unwrap().files.len();
+            n = index.select(&dir, &walk, &filter, &query, None, false).unwrap().files.len();
         }
         let select = t.elapsed() / 20;
         let tree = index.inner.tree.read().unwrap();
@@ -314,4 +314,27 @@ fn searches_at_once_each_see_a_change_made_before_them() {
         });
         assert!(hits.iter().all(|&(_, n)| n == 1), "round {i}: (from_index, matches) {hits:?}");
     }
+}
+
+/// A large file is indexed in chunks that overlap: a short match across a chunk's edge is
+/// found, and a large file whose trigrams are far apart is not read for a short match.
+#[test]
+fn large_files_answer_short_matches_by_chunk() {
+    let filler = |n: usize| "abcdefgh ".repeat(n / 9);
+    let edge = (64 << 10) - 5;
+    let mut across = filler(edge);
+    across.push_str("needleFar");
+    across.push_str(&filler(3 << 20));
+    let mut apart = String::from("need\n");
+    apart.push_str(&filler(2 << 20));
+    apart.push_str("eedl\nleF\nFar\n");
+    apart.push_str(&filler(1 << 20));
+    let dir = std::fs::canonicalize(tree(&[("across.txt", &across), ("apart.txt", &apart)])).unwrap();
+    let index = ready(&dir);
+    let out = same(&dir, &index, "needleFar", |_| {});
+    assert_eq!((out.matched_files, out.files_read), (1, 1));
+    let out = same(&dir, &index, "need.*Far", |c| {
+        c.multiline(true);
+    });
+    assert_eq!(out.files_read, 2, "an unbounded match reads every file that holds its trigrams");
 }

@@ -19,6 +19,16 @@ use crate::walk::{self, Filter, WalkConfig};
 /// that could match it (its text is not indexed).
 pub(crate) const TEXT_MAX: u64 = 16 << 20;
 
+/// Files larger than this are also indexed in chunks, so that a search whose matches
+/// are short reads only the large files with a chunk that may hold one (a large file
+/// holds most trigrams somewhere).
+const CHUNKED_FROM: usize = 256 << 10;
+/// The bytes each chunk starts after the one before it.
+const CHUNK: usize = 64 << 10;
+/// The bytes each chunk reaches into the next: a match of at most this many bytes lies
+/// wholly inside one chunk.
+pub(crate) const OVERLAP: usize = 4 << 10;
+
 /// How recently a file may have changed for a rescan to trust its identity without
 /// reading it again: two writes of the same size within one tick of the file system's
 /// clock share an identity (git's "racily clean" rule).
@@ -108,6 +118,11 @@ pub(crate) struct Tree {
     /// is one a search never sees.
     dirs: BTreeSet<PathBuf>,
     postings: Postings,
+    /// The chunks of large files, by chunk id; and the file id of each chunk.
+    chunks: Postings,
+    chunk_owner: Vec<u32>,
+    /// Ids of the files with chunks, in increasing order.
+    chunked: Vec<u32>,
     /// Ids whose text is not indexed: read by every search.
     unindexed: Vec<u32>,
     /// Ids indexed only up to a NUL byte: read by every multiline search.
@@ -134,6 +149,9 @@ impl Tree {
             by_path: BTreeMap::new(),
             dirs: BTreeSet::new(),
             postings: Postings::default(),
+            chunks: Postings::default(),
+            chunk_owner: Vec::new(),
+            chunked: Vec::new(),
             unindexed: Vec::new(),
             before_nul: Vec::new(),
             seen: Seen::new(),
@@ -153,6 +171,8 @@ impl Tree {
     pub(crate) fn bytes(&self) -> usize {
         const PER_ENTRY: usize = std::mem::size_of::<Option<Entry>>() + 48;
         self.postings.bytes()
+            + self.chunks.bytes()
+            + (self.chunk_owner.capacity() + self.chunked.capacity()) * 4
             + self.entries.capacity() * PER_ENTRY
             + self.path_bytes * 2
             + self.dirs.len() * 96
@@ -169,6 +189,21 @@ impl Tree {
     #[cfg(test)]
     pub(crate) fn eval(&self, query: &Query) -> Option<Vec<u32>> {
         self.postings.eval(query)
+    }
+
+    /// The ids a query admits (`None`: all), in increasing order. When a match spans at
+    /// most [`OVERLAP`] bytes, a file with chunks is admitted only if one of its chunks
+    /// is (the match lies inside one chunk).
+    fn eval_within(&self, query: &Query, longest: Option<usize>) -> Option<Vec<u32>> {
+        let ids = self.postings.eval(query)?;
+        if longest.is_none_or(|n| n > OVERLAP) || self.chunked.is_empty() {
+            return Some(ids);
+        }
+        let mut owners: Vec<u32> =
+            self.chunks.eval(query).unwrap_or_default().iter().map(|&c| self.chunk_owner[c as usize]).collect();
+        owners.dedup();
+        let whole: Vec<u32> = ids.into_iter().filter(|id| self.chunked.binary_search(id).is_err()).collect();
+        Some(super::postings::union(&whole, &owners))
     }
 
     /// Whether the snapshot covers a search starting at `dir` (a real folder): the walk
@@ -447,6 +482,14 @@ impl Tree {
             self.unindexed.push(id);
         } else {
             self.postings.add(id, &text, &mut self.seen);
+            if text.len() > CHUNKED_FROM {
+                for start in (0..text.len()).step_by(CHUNK) {
+                    let end = text.len().min(start + CHUNK + OVERLAP);
+                    self.chunks.add(self.chunk_owner.len() as u32, &text[start..end], &mut self.seen);
+                    self.chunk_owner.push(id);
+                }
+                self.chunked.push(id);
+            }
         }
         if kind == Text::BeforeNul {
             self.before_nul.push(id);
@@ -476,6 +519,7 @@ impl Tree {
         walk: &WalkConfig,
         filter: &Filter,
         query: &Query,
+        longest: Option<usize>,
         multiline: bool,
     ) -> (Vec<(PathBuf, i128)>, usize) {
         let base_bytes = base.as_os_str().as_encoded_bytes();
@@ -484,7 +528,7 @@ impl Tree {
             visible(rel, &entry.path, walk.includes_hidden() || entry.shown, filter)
         };
         let out = |entry: &Entry| (entry.path.clone(), entry.stamp.mtime_ns);
-        let Some(ids) = self.postings.eval(query) else {
+        let Some(ids) = self.eval_within(query, longest) else {
             let files = self.under(base).filter_map(|(_, id)| self.entries[id as usize].as_ref()).filter(|e| keep(e));
             return (files.map(out).collect(), 0);
         };
