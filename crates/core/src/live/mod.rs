@@ -30,6 +30,8 @@ pub const INDEX_BYTES: usize = 512 << 20;
 /// Dead ids (files changed or removed since they were indexed) past which, when they
 /// also outnumber the live ones, the index is built afresh.
 const CHURN: usize = 100_000;
+/// Files below which a search of a folder (not the workspace) walks it instead.
+const FEW: usize = 64;
 /// How long a query waits for the watcher to report its cookie.
 const SYNC_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -204,6 +206,9 @@ impl LiveIndex {
         if !walk.fits_snapshot() || !base.starts_with(&self.inner.root) || hidden_base {
             return None;
         }
+        if base != self.inner.root && self.holds_few(base) {
+            return None;
+        }
         if !self.inner.sync() {
             self.start();
             return None;
@@ -212,6 +217,14 @@ impl LiveIndex {
         let tree = tree.as_ref().filter(|t| t.covers(base))?;
         let (files, binary_unread) = tree.select(base, walk, filter, query, longest, multiline);
         Some(Selection { files, binary_unread })
+    }
+
+    /// Whether a folder of the workspace held fewer than [`FEW`] files at the last look:
+    /// walking it costs less than the sync a query of the index starts with. (A look that
+    /// would wait for a search holding the snapshot says no.)
+    fn holds_few(&self, dir: &Path) -> bool {
+        let Ok(tree) = self.inner.tree.try_read() else { return false };
+        tree.as_ref().is_some_and(|t| t.count_under(dir, FEW) < FEW)
     }
 
     /// Stops the watcher without telling the index, as a crash of its thread would (tests).

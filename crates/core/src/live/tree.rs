@@ -180,6 +180,11 @@ impl Tree {
             + (1 << 21)
     }
 
+    /// How many files the snapshot holds under `dir`, counting to `most` at the most.
+    pub(crate) fn count_under(&self, dir: &Path, most: usize) -> usize {
+        self.under(dir).take(most).count()
+    }
+
     /// Ids that no longer name a file, and are still in the posting lists.
     pub(crate) fn dead(&self) -> usize {
         self.entries.len() - self.live
