@@ -8,6 +8,8 @@
 //! its memory budget, the watcher lost, a search the snapshot does not cover — the
 //! caller walks the tree as it would without an index.
 
+#[cfg(target_os = "linux")]
+mod inotify;
 pub(crate) mod plan;
 mod postings;
 #[cfg(test)]

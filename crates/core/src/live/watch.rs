@@ -1,5 +1,5 @@
-//! What changed in the workspace since the last query: file-system events (the `notify`
-//! crate: inotify, FSEvents, ReadDirectoryChangesW), collected as paths, and a cookie
+//! What changed in the workspace since the last query: file-system events (inotify on
+//! Linux; elsewhere the `notify` crate: FSEvents, ReadDirectoryChangesW), collected as paths, and a cookie
 //! that a query writes and waits for, as watchman does: once the watcher reports the
 //! cookie, it has reported every change made before the query started.
 
@@ -8,9 +8,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-
-use notify::event::{AccessKind, AccessMode, EventKind};
-use notify::{Event, RecommendedWatcher, RecursiveMode, Watcher};
 
 /// Names of cookie files start with this.
 const COOKIE: &str = ".fsgate-cookie-";
@@ -56,7 +53,7 @@ pub(crate) enum Unsynced {
 
 /// A watcher of one folder and everything under it.
 pub(crate) struct Watch {
-    watcher: Option<RecommendedWatcher>,
+    watcher: Option<Backend>,
     shared: Arc<Shared>,
     /// Where cookies are written: the repository's `.git` folder when there is one (it
     /// is never searched), else the workspace.
@@ -64,21 +61,41 @@ pub(crate) struct Watch {
     next: AtomicU64,
 }
 
+/// What a watcher reports.
+#[derive(Debug)]
+pub(crate) enum Report {
+    /// Something at this path changed (`created`: it was created).
+    Path { path: PathBuf, created: bool },
+    /// Events were lost: everything must be looked at again.
+    Rescan,
+    /// The watcher cannot cover the workspace any more.
+    Broken(String),
+}
+
+/// The watcher itself: inotify on Linux, the `notify` crate elsewhere.
+enum Backend {
+    #[cfg(target_os = "linux")]
+    Inotify(#[allow(dead_code)] super::inotify::Inotify),
+    #[cfg(not(target_os = "linux"))]
+    Notify(#[allow(dead_code)] notify::RecommendedWatcher),
+}
+
 impl Watch {
     /// Starts watching `root` (a real folder) and all it holds.
     pub(crate) fn start(root: &Path, events: Arc<AtomicU64>) -> Result<Watch, String> {
         let shared = Arc::new(Shared { events, ..Shared::default() });
-        let handler = {
+        let deliver = {
             let shared = shared.clone();
-            move |event: notify::Result<Event>| note(&shared, event)
+            move |report: Report| note(&shared, report)
         };
-        let config = notify::Config::default().with_follow_symlinks(false);
-        let mut watcher = RecommendedWatcher::new(handler, config).map_err(|e| e.to_string())?;
-        watcher.watch(root, RecursiveMode::Recursive).map_err(|e| e.to_string())?;
+        #[cfg(target_os = "linux")]
+        let backend = Backend::Inotify(super::inotify::Inotify::start(root, deliver)?);
+        #[cfg(not(target_os = "linux"))]
+        let backend = Backend::Notify(notify_backend(root, deliver)?);
         let git = root.join(".git");
         let cookie_dir =
             if std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_dir()) { git } else { root.to_path_buf() };
-        Ok(Watch { watcher: Some(watcher), shared, cookie_dir, next: AtomicU64::new(0) })
+        Ok(Watch { watcher: Some(backend), shared, cookie_dir, next: AtomicU64::new(0) })
     }
 
     /// Waits until the watcher has reported every change made before this call, and
@@ -119,51 +136,67 @@ impl Watch {
     /// Reports an overflow of the kernel's queue, as inotify would (tests).
     #[doc(hidden)]
     pub(crate) fn overflow(&self) {
-        note(&self.shared, Ok(Event::new(EventKind::Other).set_flag(notify::event::Flag::Rescan)));
+        note(&self.shared, Report::Rescan);
     }
 }
 
-/// Takes one report of the watcher (on its thread).
-fn note(shared: &Shared, event: notify::Result<Event>) {
-    let event = match event {
-        Ok(event) => event,
-        Err(e) => {
-            let mut pending = shared.pending.lock().unwrap_or_else(|e| e.into_inner());
-            if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) {
-                pending.broken = Some("the system's limit of watched folders was reached".into());
-            } else {
-                pending.changes.rescan = true;
+/// The `notify` crate's watcher, its events turned into reports.
+#[cfg(not(target_os = "linux"))]
+fn notify_backend(
+    root: &Path,
+    deliver: impl Fn(Report) + Send + 'static,
+) -> Result<notify::RecommendedWatcher, String> {
+    use notify::event::{AccessKind, AccessMode, EventKind};
+    use notify::{RecursiveMode, Watcher};
+    let handler = move |event: notify::Result<notify::Event>| match event {
+        Err(e) if matches!(e.kind, notify::ErrorKind::MaxFilesWatch) => {
+            deliver(Report::Broken("the system's limit of watched folders was reached".into()))
+        }
+        Err(_) => deliver(Report::Rescan),
+        // Reads (the searches' own, among others) change nothing.
+        Ok(event) if matches!(event.kind, EventKind::Access(k) if k != AccessKind::Close(AccessMode::Write)) => {}
+        Ok(event) if event.need_rescan() => deliver(Report::Rescan),
+        Ok(event) => {
+            let created = matches!(event.kind, EventKind::Create(_));
+            for path in event.paths {
+                deliver(Report::Path { path, created });
             }
-            shared.arrived.notify_all();
-            return;
         }
     };
-    // Reads (the searches' own, among others) change nothing.
-    if matches!(event.kind, EventKind::Access(kind) if kind != AccessKind::Close(AccessMode::Write)) {
-        return;
-    }
+    let config = notify::Config::default().with_follow_symlinks(false);
+    let mut watcher = notify::RecommendedWatcher::new(handler, config).map_err(|e| e.to_string())?;
+    watcher.watch(root, RecursiveMode::Recursive).map_err(|e| e.to_string())?;
+    Ok(watcher)
+}
+
+/// Takes one report of the watcher (on its thread).
+fn note(shared: &Shared, report: Report) {
     let mut pending = shared.pending.lock().unwrap_or_else(|e| e.into_inner());
     if pending.deaf {
         return;
     }
     shared.events.fetch_add(1, Ordering::Relaxed);
-    if event.need_rescan() {
-        pending.changes.rescan = true;
-    }
-    for path in event.paths {
-        if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(COOKIE)) {
-            if matches!(event.kind, EventKind::Create(_)) {
-                pending.cookies.insert(path);
-                shared.arrived.notify_all();
+    match report {
+        Report::Broken(why) => {
+            pending.broken = Some(why);
+            shared.arrived.notify_all();
+        }
+        Report::Rescan => pending.changes.rescan = true,
+        Report::Path { path, created } => {
+            if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(COOKIE)) {
+                if created {
+                    pending.cookies.insert(path);
+                    shared.arrived.notify_all();
+                }
+                return;
             }
-            continue;
-        }
-        if pending.changes.paths.len() >= MAX_PENDING {
-            pending.changes.paths.clear();
-            pending.changes.rescan = true;
-        }
-        if !pending.changes.rescan {
-            pending.changes.paths.insert(path);
+            if pending.changes.paths.len() >= MAX_PENDING {
+                pending.changes.paths.clear();
+                pending.changes.rescan = true;
+            }
+            if !pending.changes.rescan {
+                pending.changes.paths.insert(path);
+            }
         }
     }
 }
