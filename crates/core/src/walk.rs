@@ -413,7 +413,7 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// The path an error of the walker is about, if it names one.
-fn error_path(err: &ignore::Error) -> Option<&Path> {
+pub(crate) fn error_path(err: &ignore::Error) -> Option<&Path> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path),
         ignore::Error::WithLineNumber { err, .. } | ignore::Error::WithDepth { err, .. } => error_path(err),

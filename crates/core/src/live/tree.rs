@@ -13,6 +13,7 @@ use ignore::Match;
 use super::plan::Query;
 use super::postings::{Postings, Seen};
 use crate::confine::open_found;
+use crate::error::ErrorKind;
 use crate::walk::{self, Filter, WalkConfig};
 
 /// The most text of one file that is indexed; a larger file is read by every search
@@ -128,6 +129,9 @@ pub(crate) struct Tree {
     /// Ids indexed only up to a NUL byte: read by every multiline search.
     before_nul: Vec<u32>,
     seen: Seen,
+    /// Paths the walk could not read (a folder without permission): a search of a folder
+    /// that holds one, or lies in one, walks, so that it reports them as the walk does.
+    unreadable: BTreeSet<PathBuf>,
     path_bytes: usize,
     live: usize,
 }
@@ -155,6 +159,7 @@ impl Tree {
             unindexed: Vec::new(),
             before_nul: Vec::new(),
             seen: Seen::new(),
+            unreadable: BTreeSet::new(),
             path_bytes: 0,
             live: 0,
         };
@@ -214,7 +219,9 @@ impl Tree {
     /// Whether the snapshot covers a search starting at `dir` (a real folder): the walk
     /// entered it, and git's rule about ignore files above a repository is the same there.
     pub(crate) fn covers(&self, dir: &Path) -> bool {
-        self.dirs.contains(dir) && walk::in_repository(dir) == walk::in_repository(&self.root)
+        self.dirs.contains(dir)
+            && walk::in_repository(dir) == walk::in_repository(&self.root)
+            && !self.unreadable.iter().any(|p| p.starts_with(dir) || dir.starts_with(p))
     }
 
     /// Makes the snapshot hold what `dir` (a real folder) holds now: files gone or now
@@ -225,22 +232,31 @@ impl Tree {
         let filter = Filter::new(&config).map_err(|e| Refused::Walk(e.to_string()))?;
         let mut found_files = Vec::new();
         let mut found_dirs = Vec::new();
+        let mut unreadable = Vec::new();
         for result in self.walker(dir, &config, &filter).build() {
             if stop() {
                 return Err(Refused::Stopped);
             }
-            let Ok(entry) = result else { continue };
+            let entry = match result {
+                Ok(entry) => entry,
+                Err(err) => {
+                    unreadable.extend(walk::error_path(&err).map(Path::to_path_buf));
+                    continue;
+                }
+            };
             match entry.file_type() {
                 Some(t) if t.is_dir() => found_dirs.push(entry.into_path()),
                 Some(t) if t.is_file() => found_files.push(entry.into_path()),
                 _ => {}
             }
         }
+        self.unreadable.retain(|p| !p.starts_with(dir));
         if found_dirs.first().map(PathBuf::as_path) != Some(dir) {
             // The folder is gone, or is no longer a folder.
             self.forget(dir);
             return Ok(());
         }
+        self.unreadable.extend(unreadable);
         let shown = self.shown_files(dir, None);
         let kept: BTreeSet<&Path> = found_files.iter().map(PathBuf::as_path).collect();
         let gone: Vec<PathBuf> =
@@ -367,8 +383,15 @@ impl Tree {
         let mut files = BTreeSet::new();
         let mut folders = Vec::new();
         let mut entered = false;
+        let mut unreadable = Vec::new();
         for result in self.walker(dir, &config, &filter).max_depth(Some(1)).build() {
-            let Ok(entry) = result else { continue };
+            let entry = match result {
+                Ok(entry) => entry,
+                Err(err) => {
+                    unreadable.extend(walk::error_path(&err).map(Path::to_path_buf));
+                    continue;
+                }
+            };
             if entry.depth() == 0 {
                 entered = entry.file_type().is_some_and(|t| t.is_dir());
                 continue;
@@ -381,10 +404,12 @@ impl Tree {
                 _ => {}
             }
         }
+        self.unreadable.retain(|p| p != dir && p.parent() != Some(dir));
         if !entered {
             self.forget(dir);
             return Ok(());
         }
+        self.unreadable.extend(unreadable);
         let shown = self.shown_files(dir, Some(1));
         let held: Vec<PathBuf> = self
             .under(dir)
@@ -464,7 +489,19 @@ impl Tree {
     /// A file that cannot be opened as a regular file without a link is dropped.
     fn index_file(&mut self, path: &Path, shown: bool) {
         self.remove_file(path);
-        let Ok(file) = open_found(path) else { return };
+        let file = match open_found(path) {
+            Ok(file) => file,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::OutsideRoots) => return,
+            // There, but not to be read (no permission): listed, and read by every search,
+            // which reports it as the walk does.
+            Err(_) => {
+                if let Ok(meta) = std::fs::symlink_metadata(path) {
+                    let id = self.push_entry(path, Stamp::of(&meta), shown);
+                    self.unindexed.push(id);
+                }
+                return;
+            }
+        };
         let Ok(meta) = file.metadata() else { return };
         let stamp = Stamp::of(&meta);
         let mut text = Vec::new();
@@ -499,10 +536,17 @@ impl Tree {
         if kind == Text::BeforeNul {
             self.before_nul.push(id);
         }
+        self.push_entry(path, stamp, shown);
+    }
+
+    /// Adds a file under the next id and returns it.
+    fn push_entry(&mut self, path: &Path, stamp: Stamp, shown: bool) -> u32 {
+        let id = self.entries.len() as u32;
         self.entries.push(Some(Entry { path: path.to_path_buf(), stamp, shown }));
         self.by_path.insert(path.to_path_buf(), id);
         self.path_bytes += path.as_os_str().len();
         self.live += 1;
+        id
     }
 
     fn check_budget(&self) -> Result<(), Refused> {
