@@ -3,13 +3,13 @@
 // rg CLI and fdir; the same searches with `index: 'off'` (the parallel walk); the index
 // build (time, memory, CPU, the event loop meanwhile); and the first search after an
 // external change. run.mjs calls benchIndex with its section and goal helpers.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 
 import { DATA, ROOT } from './data.mjs'
-import { fmtMs, fmtNum, fmtRatio, interleave, median, now, percentile, table } from './lib.mjs'
+import { findRg, fmtMs, fmtNum, fmtRatio, interleave, median, now, percentile, runRg, table, warmTree } from './lib.mjs'
 
 const TREE = path.join(DATA, 'npm-tree')
 /** Bumped when the package list changes, so an old tree is installed again. */
@@ -116,44 +116,6 @@ function npmTree(rg) {
   return { dir, files: list.length, packages: facts.packages, installMs }
 }
 
-/** Reads every file of the tree once, so the page cache holds it before timing. */
-function warmTree(dir) {
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) readFileSync(path.join(e.parentPath ?? e.path, e.name))
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------
-
-function findRg() {
-  const candidates = process.env.RG_PATH ? [process.env.RG_PATH] : ['/usr/bin/rg', 'rg']
-  for (const c of candidates) {
-    const r = spawnSync(c, ['--version'], { encoding: 'utf8' })
-    if (r.status === 0) return { path: c, version: r.stdout.split('\n')[0].trim() }
-  }
-  return { path: null, why: `${candidates.join(' and ')} did not run` }
-}
-
-/** Spawns rg and resolves its stdout split into lines (exit 1, no match, is an empty list). */
-function runRg(rg, args, cwd) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(rg.path, ['--no-config', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    const out = []
-    let err = ''
-    p.stdout.on('data', (c) => out.push(c))
-    p.stderr.on('data', (c) => {
-      err += c
-    })
-    p.on('error', reject)
-    p.on('close', (code) => {
-      if (code !== 0 && code !== 1) return reject(new Error(`rg ${args.join(' ')} exited with ${code}: ${err.slice(0, 300)}`))
-      const text = Buffer.concat(out).toString('utf8')
-      resolve(text === '' ? [] : text.slice(0, -1).split('\n'))
-    })
-  })
-}
 
 /**
  * Calls on the indexed toolkit that the index did not answer (it walked instead), with

@@ -1,6 +1,7 @@
 // Shared helpers of the benchmarks: timing, statistics, tables, machine facts.
-import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
 import os from 'node:os'
 
 /** Milliseconds since an arbitrary origin, with sub-microsecond resolution. */
@@ -130,4 +131,40 @@ export function rng(seed) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
+}
+
+/** Reads every file of the tree once, so the page cache holds it before timing. */
+export function warmTree(dir) {
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) readFileSync(path.join(e.parentPath ?? e.path, e.name))
+  }
+}
+
+export function findRg() {
+  // RG_PATH names the rg to compare with; by default /usr/bin/rg (ripgrep from apt), else rg on PATH.
+  const candidates = process.env.RG_PATH ? [process.env.RG_PATH] : ['/usr/bin/rg', 'rg']
+  for (const c of candidates) {
+    const r = spawnSync(c, ['--version'], { encoding: 'utf8' })
+    if (r.status === 0) return { path: c, version: r.stdout.split('\n')[0].trim() }
+  }
+  return { path: null, why: `${candidates.join(' and ')} did not run` }
+}
+
+/** Spawns rg and resolves its stdout split into lines (exit 1, no match, is an empty list). */
+export function runRg(rg, args, cwd) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(rg.path, ['--no-config', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    const out = []
+    let err = ''
+    p.stdout.on('data', (c) => out.push(c))
+    p.stderr.on('data', (c) => {
+      err += c
+    })
+    p.on('error', reject)
+    p.on('close', (code) => {
+      if (code !== 0 && code !== 1) return reject(new Error(`rg ${args.join(' ')} exited with ${code}: ${err.slice(0, 300)}`))
+      const text = Buffer.concat(out).toString('utf8')
+      resolve(text === '' ? [] : text.slice(0, -1).split('\n'))
+    })
+  })
 }

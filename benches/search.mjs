@@ -4,7 +4,6 @@
 // run.mjs calls benchSearch with its section and goal helpers, which print the tables
 // and collect the goals. The revka toolkits here drop that preset's budget of 20 calls an
 // hour (actionsPerHour: null): a benchmark makes thousands.
-import { spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -12,7 +11,7 @@ import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 
 import { DATA, ROOT } from './data.mjs'
-import { fmtMs, fmtNum, fmtRatio, interleave, now, percentile, rng, table } from './lib.mjs'
+import { findRg, fmtMs, fmtNum, fmtRatio, interleave, now, percentile, rng, runRg, table, warmTree } from './lib.mjs'
 
 const SEARCH = path.join(DATA, 'search')
 /** Limits high enough that every tool returns every path or match, as the peers do. */
@@ -278,46 +277,6 @@ function searchTree() {
   }
   writeIgnoreFile(dir, ['# build output and logs', 'dist/', '*.log', '.complete'])
   return { ...facts, dir: realpathSync(dir), label: '30,000-file tree' }
-}
-
-/** Reads every file of the tree once, so the page cache holds it before timing. */
-function warmTree(dir) {
-  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) readFileSync(path.join(e.parentPath ?? e.path, e.name))
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------
-
-function findRg() {
-  // RG_PATH names the rg to compare with; by default /usr/bin/rg (ripgrep from apt), else rg on PATH.
-  const candidates = process.env.RG_PATH ? [process.env.RG_PATH] : ['/usr/bin/rg', 'rg']
-  for (const c of candidates) {
-    const r = spawnSync(c, ['--version'], { encoding: 'utf8' })
-    if (r.status === 0) return { path: c, version: r.stdout.split('\n')[0].trim() }
-  }
-  return { path: null, why: `${candidates.join(' and ')} did not run` }
-}
-
-/** Spawns rg and resolves its stdout split into lines (exit 1, no match, is an empty list). */
-function runRg(rg, args, cwd) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(rg.path, ['--no-config', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    const out = []
-    let err = ''
-    p.stdout.on('data', (c) => out.push(c))
-    p.stderr.on('data', (c) => {
-      err += c
-    })
-    p.on('error', reject)
-    p.on('close', (code) => {
-      if (code !== 0 && code !== 1) return reject(new Error(`rg ${args.join(' ')} exited with ${code}: ${err.slice(0, 300)}`))
-      const text = Buffer.concat(out).toString('utf8')
-      resolve(text === '' ? [] : text.slice(0, -1).split('\n'))
-    })
-  })
 }
 
 /** Fails unless a tool call succeeded. */

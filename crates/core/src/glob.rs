@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use crate::cancel::Cancel;
 use crate::dir::Dir;
 use crate::error::Result;
-use crate::live::{plan::Query, LiveIndex};
+use crate::live::{plan::Query, LiveIndex, Want};
 use crate::walk::{self, WalkConfig};
 use crate::Roots;
 
@@ -102,8 +102,12 @@ pub fn glob_files(
     let mut walk_config = config.walk.clone();
     walk_config.globs(&[pattern]);
     let filter = walk::Filter::new(&walk_config)?;
-    let selection =
-        config.live.as_ref().and_then(|live| live.select(&dir, &walk_config, &filter, &Query::All, None, false));
+    let selection = config.live.as_ref().and_then(|live| {
+        live.select(
+            &dir,
+            &Want { walk: &walk_config, filter: &filter, query: Query::All, longest: None, multiline: false },
+        )
+    });
     if let Some(selection) = selection {
         return Ok(from_snapshot(selection.files, config, &walk::real_or_self(display_root)));
     }

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use crate::cancel::Cancel;
 use crate::confine::open_found;
 use crate::error::{Error, ErrorKind, Result};
-use crate::live::{plan, LiveIndex, Selection};
+use crate::live::{plan, LiveIndex, Selection, Want};
 use crate::tokens::count_tokens;
 use crate::walk::{self, Start, WalkConfig};
 use crate::Roots;
@@ -376,9 +376,9 @@ pub fn grep(
 fn indexed(dir: &Path, pattern: &str, config: &GrepConfig) -> Result<Option<Selection>> {
     let Some(live) = &config.live else { return Ok(None) };
     let filter = walk::Filter::new(&config.walk)?;
-    let query = plan::plan(pattern, config.case_insensitive, config.multiline);
-    let longest = plan::longest_match(pattern, config.case_insensitive, config.multiline);
-    Ok(live.select(dir, &config.walk, &filter, &query, longest, config.multiline))
+    let (query, longest) = plan::plan_and_span(pattern, config.case_insensitive, config.multiline);
+    let want = Want { walk: &config.walk, filter: &filter, query, longest, multiline: config.multiline };
+    Ok(live.select(dir, &want))
 }
 
 fn build_matcher(pattern: &str, config: &GrepConfig) -> Result<RegexMatcher> {

@@ -304,12 +304,38 @@ where
     let filter = Filter::new(config)?;
     let out = Mutex::new((Vec::new(), Vec::new(), Moved::default()));
     let threads = rayon::current_num_threads().max(1);
-    let parallel = builder(dir, config, &filter).threads(threads).build_parallel();
+    parallel(dir, config, &filter, threads, cancel, &out, || {
+        let mut visit = make();
+        move |path: PathBuf, _: &mut Vec<PathBuf>| visit(path)
+    })?;
+    cancel.check()?;
+    let (_, mut errors, moved) = out.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
+    errors.sort();
+    Ok((errors, moved))
+}
+
+/// The `ignore` crate's parallel walker over `dir` on `threads` threads: each file that
+/// passes the rules and the filters goes to its thread's visitor (made by `make`) with
+/// the thread's list of files to keep; a visitor returning `false` stops the walk. Each
+/// thread's files, errors and entries gone are added to `out` when it ends.
+fn parallel<M, F>(
+    dir: &Path,
+    config: &WalkConfig,
+    filter: &Filter,
+    threads: usize,
+    cancel: &Cancel,
+    out: &Mutex<Listed>,
+    make: M,
+) -> Result<()>
+where
+    M: Fn() -> F + Sync,
+    F: FnMut(PathBuf, &mut Vec<PathBuf>) -> bool + Send,
+{
+    let walker = builder(dir, config, filter).threads(threads).build_parallel();
     unwound(|| {
-        parallel.run(|| {
-            let mut own = Batch { files: Vec::new(), errors: Vec::new(), moved: Moved::default(), out: &out };
+        walker.run(|| {
+            let mut own = Batch { files: Vec::new(), errors: Vec::new(), moved: Moved::default(), out };
             let mut visit = make();
-            let filter = &filter;
             Box::new(move |result| {
                 if cancel.is_cancelled() {
                     return WalkState::Quit;
@@ -317,7 +343,7 @@ where
                 match result {
                     Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
                         let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
-                        if filter.keeps(rel) && !visit(entry.into_path()) {
+                        if filter.keeps(rel) && !visit(entry.into_path(), &mut own.files) {
                             return WalkState::Quit;
                         }
                     }
@@ -327,11 +353,7 @@ where
                 WalkState::Continue
             })
         })
-    })?;
-    cancel.check()?;
-    let (_, mut errors, moved) = out.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner());
-    errors.sort();
-    Ok((errors, moved))
+    })
 }
 
 /// Runs one step of the `ignore` walker, turning a panic into an error.
@@ -477,28 +499,11 @@ pub(crate) fn list(dir: &Path, config: &WalkConfig, cancel: &Cancel) -> Result<L
         rayon::scope(|scope| lister.read(scope, dir.to_path_buf()));
     } else {
         let threads = rayon::current_num_threads().clamp(1, 4);
-        let parallel = builder(dir, config, &filter).threads(threads).build_parallel();
-        unwound(|| {
-            parallel.run(|| {
-                let mut own = Batch { files: Vec::new(), errors: Vec::new(), moved: Moved::default(), out: &out };
-                let filter = &filter;
-                Box::new(move |result| {
-                    if cancel.is_cancelled() {
-                        return WalkState::Quit;
-                    }
-                    match result {
-                        Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
-                            let rel = entry.path().strip_prefix(dir).unwrap_or(entry.path());
-                            if filter.keeps(rel) {
-                                own.files.push(entry.into_path());
-                            }
-                        }
-                        Ok(_) => {}
-                        Err(err) => own.errors.extend(own.moved.shown(&err)),
-                    }
-                    WalkState::Continue
-                })
-            })
+        parallel(dir, config, &filter, threads, cancel, &out, || {
+            |path: PathBuf, files: &mut Vec<PathBuf>| {
+                files.push(path);
+                true
+            }
         })?;
     }
     cancel.check()?;

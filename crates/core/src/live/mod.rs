@@ -96,6 +96,18 @@ struct Inner {
 /// What identifies one version of a file outside the workspace: size, times, inode.
 type Seen = (u64, i128, i128, u64);
 
+/// What a search asks of the index: the files a walk with these settings yields, that
+/// may hold a match of the query.
+pub(crate) struct Want<'a> {
+    pub(crate) walk: &'a WalkConfig,
+    pub(crate) filter: &'a Filter,
+    pub(crate) query: Query,
+    /// The most bytes a match spans, when bounded (see [`plan::plan_and_span`]).
+    pub(crate) longest: Option<usize>,
+    /// Matches may span lines (files with a NUL are then read whole).
+    pub(crate) multiline: bool,
+}
+
 /// What a query of the index found: the files to read, in path order.
 pub(crate) struct Selection {
     /// With each file's modification time (nanoseconds since the epoch).
@@ -193,19 +205,11 @@ impl LiveIndex {
     /// The files under `base` (a real folder) that a walk with these settings would
     /// yield and that may match `query`, fresh as of this call; `None` when the index
     /// cannot answer (the caller walks). Starts the build if none has started.
-    pub(crate) fn select(
-        &self,
-        base: &Path,
-        walk: &WalkConfig,
-        filter: &Filter,
-        query: &Query,
-        longest: Option<usize>,
-        multiline: bool,
-    ) -> Option<Selection> {
+    pub(crate) fn select(&self, base: &Path, want: &Want) -> Option<Selection> {
         // Inside a hidden folder, what a walk with hidden files left out yields is not
         // what the snapshot marks as shown (that is as seen from the workspace).
-        let hidden_base = !walk.includes_hidden() && tree::in_hidden(&self.inner.root, base);
-        if !walk.fits_snapshot() || !base.starts_with(&self.inner.root) || hidden_base {
+        let hidden_base = !want.walk.includes_hidden() && tree::in_hidden(&self.inner.root, base);
+        if !want.walk.fits_snapshot() || !base.starts_with(&self.inner.root) || hidden_base {
             return None;
         }
         if base != self.inner.root && self.holds_few(base) {
@@ -217,7 +221,7 @@ impl LiveIndex {
         }
         let tree = self.inner.tree.read().unwrap_or_else(|e| e.into_inner());
         let tree = tree.as_ref().filter(|t| t.covers(base))?;
-        let (files, binary_unread) = tree.select(base, walk, filter, query, longest, multiline);
+        let (files, binary_unread) = tree.select(base, want);
         Some(Selection { files, binary_unread })
     }
 

@@ -148,19 +148,22 @@ fn members(q: &Query) -> Vec<Query> {
     }
 }
 
-/// The query for a pattern as grep.rs's build_matcher compiles it.
+/// The query for a pattern as grep.rs's build_matcher compiles it (the tests' view of
+/// [`plan_and_span`]).
+#[cfg(test)]
 pub(crate) fn plan(pattern: &str, case_insensitive: bool, multiline: bool) -> Query {
-    match parse(pattern, case_insensitive, multiline) {
-        Some(hir) => analyze(&hir).requirement(),
-        // The matcher reports the error; a plan that admits everything cannot hide it.
-        None => Query::All,
-    }
+    plan_and_span(pattern, case_insensitive, multiline).0
 }
 
-/// The most bytes a match of the pattern can span, when that is bounded: every trigram
-/// the plan requires lies inside one match, so within that many bytes of one another.
-pub(crate) fn longest_match(pattern: &str, case_insensitive: bool, multiline: bool) -> Option<usize> {
-    parse(pattern, case_insensitive, multiline)?.properties().maximum_len()
+/// The query for a pattern, and the most bytes a match of it can span when that is
+/// bounded: every trigram the query requires lies inside one match, so within that many
+/// bytes of one another.
+pub(crate) fn plan_and_span(pattern: &str, case_insensitive: bool, multiline: bool) -> (Query, Option<usize>) {
+    match parse(pattern, case_insensitive, multiline) {
+        Some(hir) => (analyze(&hir).requirement(), hir.properties().maximum_len()),
+        // The matcher reports the error; a plan that admits everything cannot hide it.
+        None => (Query::All, None),
+    }
 }
 
 fn parse(pattern: &str, case_insensitive: bool, multiline: bool) -> Option<regex_syntax::hir::Hir> {

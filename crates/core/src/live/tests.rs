@@ -198,7 +198,14 @@ fn probe() {
         let t = std::time::Instant::now();
         let mut n = 0;
         for _ in 0..20 {
-            n = index.select(&dir, &walk, &filter, &query, None, false).unwrap().files.len();
+            n = index
+                .select(
+                    &dir,
+                    &Want { walk: &walk, filter: &filter, query: query.clone(), longest: None, multiline: false },
+                )
+                .unwrap()
+                .files
+                .len();
         }
         let select = t.elapsed() / 20;
         let tree = index.inner.tree.read().unwrap();
@@ -349,4 +356,36 @@ fn a_folder_of_many_files_is_searched_from_the_index() {
     let index = ready(&dir);
     let out = search(&dir.join("many"), "needle", Some(&index), |_| {});
     assert!(out.from_index && out.files_read == 1 && out.matches == 1, "{out:?}");
+}
+
+/// The watches of a folder moved within the workspace follow it: a file changed or added
+/// in it afterwards is seen under its new path, and nothing under the old one.
+#[test]
+fn changes_inside_a_moved_folder_are_seen_under_its_new_path() {
+    let dir = std::fs::canonicalize(tree(&[("a/b/f.txt", "old\n"), ("x.txt", "x\n")])).unwrap();
+    let index = ready(&dir);
+    std::fs::rename(dir.join("a"), dir.join("c")).unwrap();
+    assert!(same(&dir, &index, "old", |_| {}).text.starts_with("c/b/f.txt:1:"));
+    std::fs::write(dir.join("c/b/f.txt"), "changed\n").unwrap();
+    std::fs::write(dir.join("c/b/g.txt"), "added\n").unwrap();
+    std::fs::create_dir(dir.join("c/b/d")).unwrap();
+    std::fs::write(dir.join("c/b/d/h.txt"), "deeper\n").unwrap();
+    assert_eq!(same(&dir, &index, "old", |_| {}).matches, 0);
+    assert!(same(&dir, &index, "changed", |_| {}).text.starts_with("c/b/f.txt:1:"));
+    assert!(same(&dir, &index, "added", |_| {}).text.starts_with("c/b/g.txt:1:"));
+    assert!(same(&dir, &index, "deeper", |_| {}).text.starts_with("c/b/d/h.txt:1:"));
+}
+
+/// `git init` in a workspace that was not a repository: ignore files above it stop
+/// applying (git's rule), as they do for a walk.
+#[test]
+fn a_repository_made_in_the_workspace_changes_the_rules_as_for_a_walk() {
+    let outer =
+        std::fs::canonicalize(tree(&[(".gitignore", "*.log\n"), ("ws/a.log", "needle\n"), ("ws/b.txt", "needle\n")]))
+            .unwrap();
+    let dir = outer.join("ws");
+    let index = ready(&dir);
+    assert!(!same(&dir, &index, "needle", |_| {}).text.contains("a.log"));
+    std::fs::create_dir(dir.join(".git")).unwrap();
+    assert!(same(&dir, &index, "needle", |_| {}).text.contains("a.log"));
 }

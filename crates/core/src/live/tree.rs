@@ -12,6 +12,7 @@ use ignore::Match;
 
 use super::plan::Query;
 use super::postings::{Postings, Seen};
+use super::Want;
 use crate::confine::open_found;
 use crate::error::ErrorKind;
 use crate::walk::{self, Filter, WalkConfig};
@@ -111,6 +112,9 @@ pub(crate) enum Refused {
 /// The snapshot and its content index.
 pub(crate) struct Tree {
     root: PathBuf,
+    /// Whether the workspace lies in a git repository (git's rule about ignore files above
+    /// a repository's root then applies).
+    in_repo: bool,
     budget: usize,
     /// By id; `None` for an id whose file changed or went (its trigrams stay behind).
     entries: Vec<Option<Entry>>,
@@ -148,6 +152,7 @@ impl Tree {
     pub(crate) fn build(root: &Path, budget: usize, stop: &dyn Fn() -> bool) -> Result<Tree, Refused> {
         let mut tree = Tree {
             root: root.to_path_buf(),
+            in_repo: walk::in_repository(root),
             budget,
             entries: Vec::new(),
             by_path: BTreeMap::new(),
@@ -220,7 +225,7 @@ impl Tree {
     /// entered it, and git's rule about ignore files above a repository is the same there.
     pub(crate) fn covers(&self, dir: &Path) -> bool {
         self.dirs.contains(dir)
-            && walk::in_repository(dir) == walk::in_repository(&self.root)
+            && walk::in_repository(dir) == self.in_repo
             && !self.unreadable.iter().any(|p| p.starts_with(dir) || dir.starts_with(p))
     }
 
@@ -308,7 +313,7 @@ impl Tree {
     /// repository nested in a workspace that is not one keeps the workspace's rules).
     fn walker(&self, dir: &Path, config: &WalkConfig, filter: &Filter) -> ignore::WalkBuilder {
         let mut builder = walk::builder(dir, config, filter);
-        builder.require_git(walk::in_repository(&self.root));
+        builder.require_git(self.in_repo);
         builder
     }
 
@@ -346,7 +351,11 @@ impl Tree {
         for path in changed {
             let Some(parent) = path.parent() else { continue };
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if path.ends_with(".git/info/exclude") {
+            if name == ".git" {
+                // A repository made or removed here changes which ignore files apply.
+                self.in_repo = walk::in_repository(&self.root);
+                rescan.insert(self.root.clone());
+            } else if path.ends_with(".git/info/exclude") {
                 rescan.insert(parent.parent().and_then(Path::parent).unwrap_or(&self.root).to_path_buf());
             } else if IGNORE_FILES.contains(&name) && self.dirs.contains(parent) {
                 rescan.insert(parent.to_path_buf());
@@ -562,15 +571,9 @@ impl Tree {
     /// modification time of each (for a listing by time); and how many files of the
     /// search hold a NUL byte and are not among them (a walk reads and counts those as
     /// binary files skipped; the search counts them all the same).
-    pub(crate) fn select(
-        &self,
-        base: &Path,
-        walk: &WalkConfig,
-        filter: &Filter,
-        query: &Query,
-        longest: Option<usize>,
-        multiline: bool,
-    ) -> (Vec<(PathBuf, i128)>, usize) {
+    pub(crate) fn select(&self, base: &Path, want: &Want) -> (Vec<(PathBuf, i128)>, usize) {
+        let Want { walk, filter, query, longest, multiline } = want;
+        let (longest, multiline) = (*longest, *multiline);
         let base_bytes = base.as_os_str().as_encoded_bytes();
         let keep = |entry: &Entry| -> bool {
             let Some(rel) = inside(&entry.path, base_bytes) else { return false };
