@@ -287,6 +287,7 @@ interface Answers {
   content: ToolResult
   files: ToolResult
   glob: ToolResult
+  ranked: ToolResult
 }
 
 async function ask(s: Session): Promise<Answers> {
@@ -294,6 +295,7 @@ async function ask(s: Session): Promise<Answers> {
     content: await s.call('Grep', { pattern: 'needle\\d{6}', output_mode: 'content' }),
     files: await s.call('Grep', { pattern: 'needle\\d{6}', output_mode: 'files_with_matches' }),
     glob: await s.call('Glob', { pattern: '**/*' }),
+    ranked: await s.call('semantic_code_search', { query: 'needle', backend: 'literal', top_k: 25 }, { dialect: 'revka' }),
   }
 }
 
@@ -307,7 +309,7 @@ const filesOf = (r: ToolResult): string[] => [...((r.data?.files as string[]) ??
 async function check(s: Session, off: Session, m: Model, fromIndex: boolean, label: string): Promise<void> {
   const got = await ask(s)
   const want = await ask(off)
-  for (const key of ['content', 'files', 'glob'] as const) {
+  for (const key of ['content', 'files', 'glob', 'ranked'] as const) {
     ok(got[key])
     expect(got[key].data?.fromIndex, `${label}: ${key} fromIndex`).toBe(fromIndex)
     expect(want[key].data?.fromIndex).toBe(false)
@@ -316,6 +318,9 @@ async function check(s: Session, off: Session, m: Model, fromIndex: boolean, lab
     expect(JSON.stringify(got[key].content)).not.toContain('secret')
   }
   expect(filesOf(got.glob), `${label}: Glob`).toEqual([...m.files.keys()].sort())
+  // The ranker is offered every file of the model (from the snapshot), and finds some.
+  expect(got.ranked.data?.filesConsidered, `${label}: semantic_code_search files`).toBe(m.files.size)
+  expect(got.ranked.data?.total, `${label}: semantic_code_search hits`).toBe(m.matching().length)
   expect(filesOf(got.files), `${label}: Grep files_with_matches`).toEqual(m.matching())
   const lines = m.lines()
   expect(got.content.data?.numMatches, `${label}: Grep content`).toBe(lines.length)

@@ -816,6 +816,8 @@ export interface RankResult {
   skipped: number
   /** Folders and files that could not be read. */
   errors: Array<string>
+  /** Whether the live index's snapshot offered the files (else the folder was walked). */
+  fromIndex: boolean
 }
 
 /** Options of [`Workspace::read`]. */

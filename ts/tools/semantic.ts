@@ -137,6 +137,7 @@ async function semantic(input: SemanticInput, ctx: ToolContext): Promise<ToolOut
     backend: 'builtin',
     filesIndexed: r.filesIndexed,
     filesConsidered: r.filesConsidered,
+    fromIndex: r.fromIndex,
     chunks: r.chunks,
     total: r.total,
     ...(r.skipped ? { skippedFiles: r.skipped } : {}),

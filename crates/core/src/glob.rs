@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use crate::cancel::Cancel;
 use crate::dir::Dir;
 use crate::error::Result;
-use crate::live::{plan::Query, LiveIndex, Want};
+use crate::live::{plan::Query, Found, LiveIndex, Want};
 use crate::walk::{self, WalkConfig};
 use crate::Roots;
 
@@ -161,15 +161,15 @@ pub fn glob_files(
 /// The page of a listing of the live index's snapshot (fresh as of the call; in path
 /// order, with each file's modification time): the files of the page are looked at
 /// again as a walk's are, and one that is gone since is left out.
-fn from_snapshot(mut files: Vec<(PathBuf, i128)>, config: &GlobConfig, display_root: &Path) -> GlobOutcome {
+fn from_snapshot(mut files: Vec<Found>, config: &GlobConfig, display_root: &Path) -> GlobOutcome {
     if config.order == GlobOrder::Newest {
         // Path order is kept among files of the same time (the sort is stable).
-        files.sort_by_key(|f| std::cmp::Reverse(f.1));
+        files.sort_by_key(|f| std::cmp::Reverse(f.mtime_ns));
     }
     let need = config.offset.saturating_add(config.limit).min(files.len());
-    let kept = look_again(&files[..need], |(p, _)| p, false);
+    let kept = look_again(&files[..need], |f| &f.path, false);
     let gone = need - kept.len();
-    let paths = kept.iter().skip(config.offset).map(|&(i, _)| walk::shown(display_root, &files[i].0)).collect();
+    let paths = kept.iter().skip(config.offset).map(|&(i, _)| walk::shown(display_root, &files[i].path)).collect();
     let mut moved = walk::Moved::default();
     moved.add(gone);
     GlobOutcome { paths, total: files.len() - gone, errors: moved.note().into_iter().collect(), from_index: true }

@@ -309,7 +309,7 @@ pub fn grep(
     let binary_unread = listed.as_ref().map_or(0, |l| l.binary_unread);
     match (start, listed.map(|l| l.files)) {
         (_, Some(files)) => {
-            files.par_chunks(BATCH).for_each(|chunk| search(chunk.iter().map(|(p, _)| p.clone()).collect()))
+            files.par_chunks(BATCH).for_each(|chunk| search(chunk.iter().map(|f| f.path.clone()).collect()))
         }
         (Start::File(path), None) => {
             // One file named directly: a failure to open it is the answer, not a note (and

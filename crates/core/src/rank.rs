@@ -23,7 +23,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -32,6 +32,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::cancel::Cancel;
 use crate::confine::open_found;
 use crate::error::{Error, Result};
+use crate::live::{plan::Query as Wanted, LiveIndex, Want};
 use crate::sniff::SNIFF_BYTES;
 use crate::walk::{self, WalkConfig};
 use crate::Roots;
@@ -80,11 +81,12 @@ pub struct RankConfig {
     offset: usize,
     max_file_bytes: u64,
     snippet_lines: usize,
+    live: Option<Arc<LiveIndex>>,
 }
 
 impl Default for RankConfig {
     fn default() -> RankConfig {
-        RankConfig { top_k: 8, offset: 0, max_file_bytes: 1 << 20, snippet_lines: 40 }
+        RankConfig { top_k: 8, offset: 0, max_file_bytes: 1 << 20, snippet_lines: 40, live: None }
     }
 }
 
@@ -112,6 +114,13 @@ impl RankConfig {
     /// [`RankHit::more_lines`]. By default, this is 40.
     pub fn snippet_lines(&mut self, lines: usize) -> &mut Self {
         self.snippet_lines = lines.max(1);
+        self
+    }
+
+    /// The workspace's live index: [`rank_folder`] takes the files it offers from the
+    /// index's snapshot instead of walking, when the index can answer. By default, none.
+    pub fn live(&mut self, index: Option<Arc<LiveIndex>>) -> &mut Self {
+        self.live = index;
         self
     }
 }
@@ -154,6 +163,8 @@ pub struct RankOutcome {
     pub skipped: usize,
     /// Folders and files the walk of [`rank_folder`] could not read, as messages.
     pub errors: Vec<String>,
+    /// Whether [`rank_folder`] took the files from the live index's snapshot (else it walked).
+    pub from_index: bool,
 }
 
 /// The per-workspace index: chunks and term counts of every file seen, reused across calls.
@@ -973,9 +984,10 @@ fn cut_snippet(text: &str, start: u32, end: u32, max: usize) -> Option<(String, 
     (got > 0).then(|| (out, (total - got) as u64))
 }
 
-/// Ranks the code under `base` (a folder inside the roots) for `query`: walks it as
-/// ripgrep does (ignore files honoured, hidden files skipped, links not followed) and
-/// calls [`rank`] on every file found. Paths are shown relative to `display_root`.
+/// Ranks the code under `base` (a folder inside the roots) for `query`: the files a walk
+/// as ripgrep's (ignore files honoured, hidden files skipped, links not followed) yields,
+/// taken from the live index's snapshot when it can answer and from a walk otherwise,
+/// are offered to [`rank`]. Paths are shown relative to `display_root`.
 pub fn rank_folder(
     roots: &Roots,
     base: &Path,
@@ -987,6 +999,10 @@ pub fn rank_folder(
 ) -> Result<RankOutcome> {
     let dir = walk::search_folder(roots, base)?;
     let display_root = walk::real_or_self(display_root);
+    if let Some(files) = from_snapshot(&dir, &display_root, config)? {
+        let out = rank(index, &files, query, config, cancel)?;
+        return Ok(RankOutcome { from_index: true, ..out });
+    }
     let mut files = Vec::new();
     let mut moved = walk::Moved::default();
     let mut seen = Vec::new();
@@ -1008,6 +1024,25 @@ pub fn rank_folder(
     errors.extend(moved.note());
     out.errors = errors;
     Ok(out)
+}
+
+/// The files the walk of `dir` would offer, from the live index's snapshot (fresh as of
+/// this call, with their sizes and times); `None` when there is no index or it cannot
+/// answer. A file gone since is read by nobody: [`rank`] reads it as unreadable.
+fn from_snapshot(dir: &Path, display_root: &Path, config: &RankConfig) -> Result<Option<Vec<RankFile>>> {
+    let Some(live) = &config.live else { return Ok(None) };
+    let walk_config = WalkConfig::default();
+    let filter = walk::Filter::new(&walk_config)?;
+    let want = Want { walk: &walk_config, filter: &filter, query: Wanted::All, longest: None, multiline: false };
+    Ok(live.select(dir, &want).map(|selection| {
+        let file = |f: crate::live::Found| RankFile {
+            shown: walk::shown(display_root, &f.path),
+            path: f.path,
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+        };
+        selection.files.into_iter().map(file).collect()
+    }))
 }
 
 #[cfg(test)]

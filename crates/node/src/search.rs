@@ -289,6 +289,8 @@ pub struct RankResult {
     pub skipped: u32,
     /// Folders and files that could not be read.
     pub errors: Vec<String>,
+    /// Whether the live index's snapshot offered the files (else the folder was walked).
+    pub from_index: bool,
 }
 
 impl From<core::RankOutcome> for RankResult {
@@ -313,6 +315,7 @@ impl From<core::RankOutcome> for RankResult {
             total: o.total as u32,
             skipped: o.skipped as u32,
             errors: o.errors,
+            from_index: o.from_index,
         }
     }
 }
@@ -327,7 +330,10 @@ impl Workspace {
         let index = self.code_index.clone();
         let cancel = cancel_of(cancel);
         let mut config = core::RankConfig::default();
-        config.top_k(options.top_k.unwrap_or(8) as usize).offset(options.offset.unwrap_or(0) as usize);
+        config
+            .top_k(options.top_k.unwrap_or(8) as usize)
+            .offset(options.offset.unwrap_or(0) as usize)
+            .live(self.live.clone());
         let (base, display_root, query) =
             (PathBuf::from(options.path), PathBuf::from(options.display_root), options.query);
         run_on_search_pool(completer, id, AnyReply::Rank, move || {

@@ -110,11 +110,18 @@ pub(crate) struct Want<'a> {
 
 /// What a query of the index found: the files to read, in path order.
 pub(crate) struct Selection {
-    /// With each file's modification time (nanoseconds since the epoch).
-    pub(crate) files: Vec<(PathBuf, i128)>,
+    pub(crate) files: Vec<Found>,
     /// Files of the search that hold a NUL byte and are not among them: binary files a
     /// walk would have read and skipped.
     pub(crate) binary_unread: usize,
+}
+
+/// A file of the snapshot, as it was at the query's sync.
+pub(crate) struct Found {
+    pub(crate) path: PathBuf,
+    pub(crate) size: u64,
+    /// Nanoseconds since the epoch.
+    pub(crate) mtime_ns: i128,
 }
 
 impl std::fmt::Debug for LiveIndex {

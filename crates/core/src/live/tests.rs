@@ -7,7 +7,10 @@ use std::time::Duration;
 use super::*;
 use crate::testutil::tree;
 use crate::walk::{Filter, WalkConfig};
-use crate::{glob_files, grep, Cancel, GlobConfig, GlobOrder, GrepConfig, GrepMode, GrepOutcome, Roots};
+use crate::{
+    glob_files, grep, rank_folder, Cancel, CodeIndex, GlobConfig, GlobOrder, GrepConfig, GrepMode, GrepOutcome,
+    RankConfig, Roots,
+};
 
 fn ready(dir: &Path) -> Arc<LiveIndex> {
     let index = Arc::new(LiveIndex::new(dir, INDEX_BYTES));
@@ -167,6 +170,29 @@ fn a_glob_lists_the_snapshot_as_the_walk_would() {
         assert!(listed.from_index && !walked.from_index);
         assert_eq!((&listed.paths, listed.total), (&walked.paths, walked.total), "{pattern} {order:?} {hidden}");
     }
+}
+
+#[test]
+fn the_ranker_is_offered_the_snapshot_as_the_walk_would_offer_it() {
+    let dir = std::fs::canonicalize(tree(&files())).unwrap();
+    let index = ready(&dir);
+    let roots = Roots::new(&[&dir]).unwrap();
+    let run = |live: Option<Arc<LiveIndex>>| {
+        let mut config = RankConfig::default();
+        config.top_k(25).live(live);
+        rank_folder(&roots, &dir, &dir, "node visitor", &config, &CodeIndex::default(), &Cancel::new()).unwrap()
+    };
+    let (walked, listed) = (run(None), run(Some(index.clone())));
+    assert!(listed.from_index && !walked.from_index);
+    assert_eq!(listed.hits, walked.hits);
+    assert_eq!((listed.files_considered, listed.total), (walked.files_considered, walked.total));
+    assert!(!listed.hits.is_empty());
+    // A file written since is offered at once.
+    std::fs::write(dir.join("src/late.rs"), "struct LateNodeVisitor;\n").unwrap();
+    let (walked, listed) = (run(None), run(Some(index)));
+    assert!(listed.from_index);
+    assert_eq!(listed.hits, walked.hits);
+    assert!(listed.hits.iter().any(|h| h.shown == "src/late.rs"));
 }
 
 #[test]

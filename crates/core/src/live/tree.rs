@@ -12,7 +12,7 @@ use ignore::Match;
 
 use super::plan::Query;
 use super::postings::{Postings, Seen};
-use super::Want;
+use super::{Found, Want};
 use crate::confine::open_found;
 use crate::error::ErrorKind;
 use crate::walk::{self, Filter, WalkConfig};
@@ -571,7 +571,7 @@ impl Tree {
     /// modification time of each (for a listing by time); and how many files of the
     /// search hold a NUL byte and are not among them (a walk reads and counts those as
     /// binary files skipped; the search counts them all the same).
-    pub(crate) fn select(&self, base: &Path, want: &Want) -> (Vec<(PathBuf, i128)>, usize) {
+    pub(crate) fn select(&self, base: &Path, want: &Want) -> (Vec<Found>, usize) {
         let Want { walk, filter, query, longest, multiline } = want;
         let (longest, multiline) = (*longest, *multiline);
         let base_bytes = base.as_os_str().as_encoded_bytes();
@@ -579,7 +579,8 @@ impl Tree {
             let Some(rel) = inside(&entry.path, base_bytes) else { return false };
             visible(rel, &entry.path, walk.includes_hidden() || entry.shown, filter)
         };
-        let out = |entry: &Entry| (entry.path.clone(), entry.stamp.mtime_ns);
+        let out =
+            |entry: &Entry| Found { path: entry.path.clone(), size: entry.stamp.size, mtime_ns: entry.stamp.mtime_ns };
         let Some(ids) = self.eval_within(query, longest) else {
             let files = self.under(base).filter_map(|(_, id)| self.entries[id as usize].as_ref()).filter(|e| keep(e));
             return (files.map(out).collect(), 0);
