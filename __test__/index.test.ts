@@ -288,6 +288,7 @@ interface Answers {
   files: ToolResult
   glob: ToolResult
   ranked: ToolResult
+  listed: ToolResult
 }
 
 async function ask(s: Session): Promise<Answers> {
@@ -296,10 +297,11 @@ async function ask(s: Session): Promise<Answers> {
     files: await s.call('Grep', { pattern: 'needle\\d{6}', output_mode: 'files_with_matches' }),
     glob: await s.call('Glob', { pattern: '**/*' }),
     ranked: await s.call('semantic_code_search', { query: 'needle', backend: 'literal', top_k: 25 }, { dialect: 'revka' }),
+    listed: await s.call('list_directory', { depth: 64, limit: 10_000 }, { dialect: 'revka' }),
   }
 }
 
-const filesOf = (r: ToolResult): string[] => [...((r.data?.files as string[]) ?? [])].sort()
+const filesOf = (r: ToolResult): string[] => (Array.isArray(r.data?.files) ? [...(r.data.files as string[])].sort() : [])
 
 /**
  * Searches with the index and without, and checks both against the model: every file and
@@ -309,18 +311,22 @@ const filesOf = (r: ToolResult): string[] => [...((r.data?.files as string[]) ??
 async function check(s: Session, off: Session, m: Model, fromIndex: boolean, label: string): Promise<void> {
   const got = await ask(s)
   const want = await ask(off)
-  for (const key of ['content', 'files', 'glob', 'ranked'] as const) {
+  for (const key of ['content', 'files', 'glob', 'ranked', 'listed'] as const) {
     ok(got[key])
     expect(got[key].data?.fromIndex, `${label}: ${key} fromIndex`).toBe(fromIndex)
     expect(want[key].data?.fromIndex).toBe(false)
     expect(got[key].content, `${label}: ${key} equals index 'off'`).toEqual(want[key].content)
     for (const f of filesOf(got[key])) expect([...m.links].some((l) => f.startsWith(`${l}/`)), `${label}: ${f} is behind a link`).toBe(false)
-    expect(JSON.stringify(got[key].content)).not.toContain('secret')
+    // A listing names links (never what they lead to); the rest never shows what lies behind one.
+    if (key !== 'listed') expect(JSON.stringify(got[key].content)).not.toContain('secret')
   }
   expect(filesOf(got.glob), `${label}: Glob`).toEqual([...m.files.keys()].sort())
   // The ranker is offered every file of the model (from the snapshot), and finds some.
   expect(got.ranked.data?.filesConsidered, `${label}: semantic_code_search files`).toBe(m.files.size)
   expect(got.ranked.data?.total, `${label}: semantic_code_search hits`).toBe(m.matching().length)
+  const listed = got.listed.data?.entries as { path: string; type: string }[]
+  expect(listed.filter((e) => e.type === 'file').map((e) => e.path).sort(), `${label}: list_directory`).toEqual([...m.files.keys()].sort())
+  expect(listed.some((e) => [...m.links].some((l) => e.path.startsWith(`${l}/`))), `${label}: list_directory behind a link`).toBe(false)
   expect(filesOf(got.files), `${label}: Grep files_with_matches`).toEqual(m.matching())
   const lines = m.lines()
   expect(got.content.data?.numMatches, `${label}: Grep content`).toBe(lines.length)

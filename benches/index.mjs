@@ -73,6 +73,7 @@ export async function benchIndex(ctx) {
     await benchScoped(ctx, tree, rg, indexed, off)
     await benchGlob(ctx, tree, rg, indexed, off)
     await benchFresh(ctx, tree, indexed, freshDir)
+    await benchListAndRank(ctx, tree, indexed, off)
   } finally {
     rmSync(freshDir, { recursive: true, force: true })
     await indexed.close()
@@ -377,6 +378,32 @@ async function benchGlob(ctx, tree, rg, indexed, off) {
     [fallbackNote(from)],
   )
   goal('17d. glob_search **/* from the snapshot vs fdir (no ignore rules)', GLOB_GOAL, `${fmtRatio(res.fdir.median / res.idx.median)} (${fmtMs(res.idx.median)} vs ${fmtMs(res.fdir.median)})`, res.fdir.median / res.idx.median)
+}
+
+// ---------------------------------------------------------------------------------------
+// 17f. list_directory and the ranker from the snapshot
+// ---------------------------------------------------------------------------------------
+async function benchListAndRank(ctx, tree, indexed, off) {
+  const { section } = ctx
+  const from = fallbacks.length
+  await ready(indexed)
+  const list = (depth) => (s, tk) => async () => ok('list_directory', await s.call('list_directory', { depth, limit: 1000 }), tk).total
+  const rank = (s, tk) => async () => ok('semantic_code_search', await s.call('semantic_code_search', { query: 'parse the config file', backend: 'literal' }), tk).filesConsidered
+  const rows = []
+  for (const [label, call] of [['list_directory, depth 4 (a page of 1,000)', list(4)], ['list_directory, depth 64 (a page of 1,000)', list(64)], ['semantic_code_search (built-in ranker, its term index warm)', rank]]) {
+    const [a, b] = [indexed.createSession(), off.createSession()]
+    await call(a, indexed)()
+    await call(b, off)()
+    const res = await interleave({ idx: { fn: call(a, indexed) }, off: { fn: call(b, off) } }, { rounds: ROUNDS })
+    if (res.idx.value !== res.off.value) throw new Error(`${label}: ${res.idx.value} from the index, ${res.off.value} from the walk`)
+    rows.push([label, fmtNum(res.idx.value), fmtMs(res.idx.median), fmtMs(res.off.median), fmtRatio(res.off.median / res.idx.median)])
+  }
+  section(
+    '17f. The live index: list_directory and the ranker from the snapshot',
+    `The tree of 17a, the workspace root. \`list_directory\` of depth 4 and 64 (a listing 3 levels deep or more is taken from the snapshot; a shallower one reads a few folders, which costs about what the snapshot costs) and \`semantic_code_search\` with the built-in ranker (its per-toolkit term index warmed by an untimed call first, so the time is the files offered plus the scoring), on the indexed toolkit and with \`index: "off"\`. The entry totals and the files offered are checked equal. ${ROUNDS} interleaved rounds; medians.`,
+    table(['call', 'entries / files offered', 'index', 'index off (walk)', 'walk / index'], rows),
+    [fallbackNote(from)],
+  )
 }
 
 // ---------------------------------------------------------------------------------------

@@ -484,6 +484,8 @@ export interface ListResult {
   complete: boolean
   /** Folders that could not be read. */
   errors: Array<string>
+  /** Whether the entries came from the live index's snapshot (else from a walk). */
+  fromIndex: boolean
 }
 
 /** A failure, as it crosses to JavaScript. */

@@ -56,6 +56,8 @@ export interface Listing {
   files: number
   complete: boolean
   errors: string[]
+  /** Whether the live index's snapshot answered (else a walk). */
+  fromIndex: boolean
 }
 
 /** The deepest tree a call may ask for. */
@@ -150,7 +152,7 @@ export async function listing(ctx: ToolContext, abs: string, input: ListInput, d
   return {
     realPath: r.realPath,
     root: { type: root.kind as ListedEntry['type'], size: root.size, mtimeMs: root.mtimeMs, atimeMs: root.atimeMs, birthtimeMs: root.birthtimeMs, mode: root.mode, ...(root.linkTarget ? { linkTarget: root.linkTarget } : {}) },
-    entries, total: r.total, dirs: r.dirs, files: r.files, complete: r.complete, errors: r.errors }
+    entries, total: r.total, dirs: r.dirs, files: r.files, complete: r.complete, errors: r.errors, fromIndex: r.fromIndex }
 }
 
 async function list(input: ListInput, ctx: ToolContext): Promise<ToolOutput> {
@@ -185,6 +187,7 @@ async function list(input: ListInput, ctx: ToolContext): Promise<ToolOutput> {
     shown: fit,
     truncated: next < l.total || !l.complete,
     complete: l.complete,
+    fromIndex: l.fromIndex,
     ...(l.errors.length ? { errors: l.errors.slice(0, 20) } : {}),
   }
   const notes: string[] = []

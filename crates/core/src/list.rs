@@ -7,10 +7,12 @@
 //! from it instead: the options and the result are all a listing is.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::cancel::Cancel;
 use crate::error::{Error, Result};
+use crate::live::{Kind, LiveIndex};
 use crate::walk::{self, Filter, Moved, Start, WalkConfig};
 use crate::Roots;
 
@@ -23,6 +25,7 @@ pub struct ListConfig {
     limit: usize,
     max_entries: usize,
     dirs_first: bool,
+    live: Option<Arc<LiveIndex>>,
 }
 
 impl Default for ListConfig {
@@ -34,6 +37,7 @@ impl Default for ListConfig {
             limit: 1000,
             max_entries: 200_000,
             dirs_first: false,
+            live: None,
         }
     }
 }
@@ -78,7 +82,19 @@ impl ListConfig {
         self.dirs_first = yes;
         self
     }
+
+    /// The workspace's live index: a listing [`DEEP`] levels deep or more is taken from
+    /// its snapshot instead of a walk, when the index can answer. By default, none.
+    pub fn live(&mut self, index: Option<Arc<LiveIndex>>) -> &mut Self {
+        self.live = index;
+        self
+    }
 }
+
+/// The depth from which a listing is taken from the live index's snapshot: a shallower
+/// one reads a few folders, which costs less than the sync with the index's watcher and
+/// the look through the snapshot below the folder (BENCHMARKS.md §17).
+pub const DEEP: usize = 3;
 
 /// What an entry is (links are not followed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +163,8 @@ pub struct Listing {
     pub complete: bool,
     /// Folders that could not be read.
     pub errors: Vec<String>,
+    /// Whether the entries came from the live index's snapshot (else from a walk).
+    pub from_index: bool,
 }
 
 /// Lists `path` (a folder, or one file) inside the roots. Entries that ignore files leave
@@ -175,6 +193,7 @@ pub fn list_directory(roots: &Roots, path: &Path, config: &ListConfig, cancel: &
         files: 0,
         complete: true,
         errors: Vec::new(),
+        from_index: false,
     };
     let Start::Dir(dir) = start else {
         return Ok(out);
@@ -183,6 +202,10 @@ pub fn list_directory(roots: &Roots, path: &Path, config: &ListConfig, cancel: &
         return Ok(out);
     }
     let filter = Filter::new(&config.walk)?;
+    if let Some(found) = from_snapshot(&dir, config, &filter) {
+        fill(&mut out, &dir, found, config);
+        return Ok(out);
+    }
     let mut builder = walk::builder(&dir, &config.walk, &filter);
     builder.max_depth(Some(config.depth));
     let mut moved = Moved::default();
@@ -232,6 +255,44 @@ pub fn list_directory(roots: &Roots, path: &Path, config: &ListConfig, cancel: &
     out.files = out.total - out.dirs;
     out.entries = found.into_iter().skip(config.offset).take(config.limit).map(|(_, e)| e).collect();
     Ok(out)
+}
+
+/// The entries of a listing from the live index's snapshot, with their sort keys; `None`
+/// when there is no index, the listing is shallow, the index cannot answer, or the
+/// listing would pass `max_entries` (the walk then says where it stopped).
+fn from_snapshot(dir: &Path, config: &ListConfig, filter: &Filter) -> Option<Vec<(Vec<u8>, PathBuf, Kind)>> {
+    let live = config.live.as_ref().filter(|_| config.depth >= DEEP)?;
+    let listed = live.list(dir, &config.walk, filter, config.depth)?;
+    if listed.len() > config.max_entries {
+        return None;
+    }
+    let keyed = listed.into_iter().map(|(path, kind)| {
+        let rel = path.strip_prefix(dir).unwrap_or(&path);
+        (order_key(rel, kind == Kind::Dir, config.dirs_first), path, kind)
+    });
+    Some(keyed.collect())
+}
+
+/// The counts and the page of a listing from the snapshot: each entry of the page is
+/// looked at (`lstat`), and one gone since the sync is left out and not counted.
+fn fill(out: &mut Listing, dir: &Path, mut found: Vec<(Vec<u8>, PathBuf, Kind)>, config: &ListConfig) {
+    found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let (mut total, mut dirs) = (found.len(), found.iter().filter(|f| f.2 == Kind::Dir).count());
+    for (_, path, kind) in found.iter().skip(config.offset).take(config.limit) {
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            total -= 1;
+            dirs -= usize::from(*kind == Kind::Dir);
+            continue;
+        };
+        let rel = path.strip_prefix(dir).unwrap_or(path);
+        let shown = rel.to_string_lossy().replace(std::path::MAIN_SEPARATOR, "/");
+        let mut e = entry_of(shown, rel.components().count(), &meta);
+        if e.kind == EntryKind::Symlink {
+            e.link_target = std::fs::read_link(path).ok().map(|t| t.to_string_lossy().into_owned());
+        }
+        out.entries.push(e);
+    }
+    (out.total, out.dirs, out.files, out.from_index) = (total, dirs, total - dirs, true);
 }
 
 /// The key that puts a tree in pre-order, component by component (a folder right before

@@ -77,6 +77,8 @@ pub struct ListResult {
     pub complete: bool,
     /// Folders that could not be read.
     pub errors: Vec<String>,
+    /// Whether the entries came from the live index's snapshot (else from a walk).
+    pub from_index: bool,
 }
 
 fn info(e: &core::Entry) -> ListEntryInfo {
@@ -118,6 +120,7 @@ impl From<core::Listing> for ListResult {
             files: l.files as u32,
             complete: l.complete,
             errors: l.errors,
+            from_index: l.from_index,
         }
     }
 }
@@ -137,7 +140,8 @@ impl Workspace {
             .offset(options.offset.unwrap_or(0) as usize)
             .limit(options.limit.unwrap_or(1000) as usize)
             .max_entries(options.max_entries.unwrap_or(200_000) as usize)
-            .dirs_first(options.dirs_first.unwrap_or(false));
+            .dirs_first(options.dirs_first.unwrap_or(false))
+            .live(self.live.clone());
         let path = PathBuf::from(options.path);
         run_on_search_pool(completer, id, AnyReply::Listing, move || {
             core::list_directory(&roots, &path, &config, &cancel).map(ListResult::from)

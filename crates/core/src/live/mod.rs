@@ -23,6 +23,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use self::plan::Query;
+pub(crate) use self::tree::Kind;
 use self::tree::{Refused, Tree};
 use self::watch::{Unsynced, Watch};
 use crate::walk::{Filter, WalkConfig};
@@ -213,10 +214,31 @@ impl LiveIndex {
     /// yield and that may match `query`, fresh as of this call; `None` when the index
     /// cannot answer (the caller walks). Starts the build if none has started.
     pub(crate) fn select(&self, base: &Path, want: &Want) -> Option<Selection> {
+        self.answer(base, want.walk, |tree| {
+            let (files, binary_unread) = tree.select(base, want);
+            Selection { files, binary_unread }
+        })
+    }
+
+    /// The entries a listing of `base` (a real folder) to `depth` with these settings
+    /// shows, fresh as of this call, in no order; `None` when the index cannot answer.
+    pub(crate) fn list(
+        &self,
+        base: &Path,
+        walk: &WalkConfig,
+        filter: &Filter,
+        depth: usize,
+    ) -> Option<Vec<(PathBuf, Kind)>> {
+        self.answer(base, walk, |tree| tree.list(base, walk, filter, depth))
+    }
+
+    /// What `ask` makes of the snapshot after a sync with the watcher, when the snapshot
+    /// can answer for a walk of `base` with these settings.
+    fn answer<R>(&self, base: &Path, walk: &WalkConfig, ask: impl FnOnce(&Tree) -> R) -> Option<R> {
         // Inside a hidden folder, what a walk with hidden files left out yields is not
         // what the snapshot marks as shown (that is as seen from the workspace).
-        let hidden_base = !want.walk.includes_hidden() && tree::in_hidden(&self.inner.root, base);
-        if !want.walk.fits_snapshot() || !base.starts_with(&self.inner.root) || hidden_base {
+        let hidden_base = !walk.includes_hidden() && tree::in_hidden(&self.inner.root, base);
+        if !walk.fits_snapshot() || !base.starts_with(&self.inner.root) || hidden_base {
             return None;
         }
         if base != self.inner.root && self.holds_few(base) {
@@ -227,9 +249,7 @@ impl LiveIndex {
             return None;
         }
         let tree = self.inner.tree.read().unwrap_or_else(|e| e.into_inner());
-        let tree = tree.as_ref().filter(|t| t.covers(base))?;
-        let (files, binary_unread) = tree.select(base, want);
-        Some(Selection { files, binary_unread })
+        tree.as_ref().filter(|t| t.covers(base)).map(ask)
     }
 
     /// Whether a folder of the workspace held fewer than [`FEW`] files at the last look:

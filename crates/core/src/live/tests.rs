@@ -8,8 +8,8 @@ use super::*;
 use crate::testutil::tree;
 use crate::walk::{Filter, WalkConfig};
 use crate::{
-    glob_files, grep, rank_folder, Cancel, CodeIndex, GlobConfig, GlobOrder, GrepConfig, GrepMode, GrepOutcome,
-    RankConfig, Roots,
+    glob_files, grep, list_directory, rank_folder, Cancel, CodeIndex, GlobConfig, GlobOrder, GrepConfig, GrepMode,
+    GrepOutcome, ListConfig, Listing, RankConfig, Roots,
 };
 
 fn ready(dir: &Path) -> Arc<LiveIndex> {
@@ -193,6 +193,72 @@ fn the_ranker_is_offered_the_snapshot_as_the_walk_would_offer_it() {
     assert!(listed.from_index);
     assert_eq!(listed.hits, walked.hits);
     assert!(listed.hits.iter().any(|h| h.shown == "src/late.rs"));
+}
+
+/// A deep listing with the index and without, which must agree; returns the indexed one.
+fn same_listing(dir: &Path, index: &Arc<LiveIndex>, setup: impl Fn(&mut ListConfig)) -> Listing {
+    let roots = Roots::new(&[dir]).unwrap();
+    let run = |live: Option<Arc<LiveIndex>>| {
+        let mut config = ListConfig::default();
+        config.depth(crate::list::DEEP).live(live);
+        setup(&mut config);
+        list_directory(&roots, dir, &config, &Cancel::new()).unwrap()
+    };
+    let (walked, listed) = (run(None), run(Some(index.clone())));
+    assert!(listed.from_index && !walked.from_index);
+    let view = |l: &Listing| -> Vec<String> {
+        let entry = |e: &crate::Entry| format!("{} {:?} {} {} {:?}", e.path, e.kind, e.depth, e.size, e.link_target);
+        l.entries.iter().map(entry).collect()
+    };
+    assert_eq!(view(&listed), view(&walked));
+    assert_eq!((listed.total, listed.dirs, listed.files), (walked.total, walked.dirs, walked.files));
+    listed
+}
+
+#[test]
+fn a_deep_listing_is_the_snapshot_as_the_walk_would_list_it() {
+    let mut files = files();
+    files.extend([
+        ("src/deep/er/x.rs", "x"),
+        ("empty/.keep", ""),
+        (".github/workflows/ci.yml", "on: push"),
+        ("notes/.gitignore", "!.draft\n!.cache/\n"),
+        ("notes/.draft", "draft"),
+        ("notes/.cache/sub/a.txt", "a"),
+    ]);
+    let dir = std::fs::canonicalize(tree(&files)).unwrap();
+    std::fs::create_dir_all(dir.join("bare/inner")).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("../src", dir.join("docs/src-link")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", dir.join(".hidden-link")).unwrap();
+    }
+    let index = ready(&dir);
+    let all = same_listing(&dir, &index, |_| {});
+    assert!(all.entries.iter().any(|e| e.path == "bare/inner"), "empty folders are listed");
+    assert!(all.entries.iter().any(|e| e.path == "notes/.draft"), "a hidden file let in by a rule");
+    assert!(all.entries.iter().any(|e| e.path == "notes/.cache/sub"), "a hidden folder let in by a rule");
+    same_listing(&dir, &index, |c| {
+        c.walk().include_hidden(true);
+    });
+    same_listing(&dir, &index, |c| {
+        c.dirs_first(true).offset(2).limit(4);
+    });
+    same_listing(&dir, &index, |c| {
+        c.walk().include_hidden(true).globs(&["!src", "!*.md"]);
+    });
+    // Changes made since are listed at once.
+    std::fs::create_dir_all(dir.join("src/new")).unwrap();
+    std::fs::write(dir.join("src/new/y.rs"), "y").unwrap();
+    std::fs::remove_dir_all(dir.join("bare")).unwrap();
+    let after = same_listing(&dir, &index, |_| {});
+    assert!(after.entries.iter().any(|e| e.path == "src/new/y.rs"));
+    assert!(!after.entries.iter().any(|e| e.path.starts_with("bare")));
+    // A shallow listing walks.
+    let roots = Roots::new(&[&dir]).unwrap();
+    let mut config = ListConfig::default();
+    config.depth(crate::list::DEEP - 1).live(Some(index));
+    assert!(!list_directory(&roots, &dir, &config, &Cancel::new()).unwrap().from_index);
 }
 
 #[test]

@@ -133,6 +133,12 @@ pub(crate) struct Tree {
     /// Ids indexed only up to a NUL byte: read by every multiline search.
     before_nul: Vec<u32>,
     seen: Seen,
+    /// Entries the walk yields that are neither files nor folders (links, FIFOs, sockets),
+    /// for listings: with whether the walk with hidden files left out yields them.
+    others: BTreeMap<PathBuf, bool>,
+    /// Hidden folders (a folder with a hidden name on its way from the root) that the
+    /// walk with hidden files left out enters all the same (let in by a `!` rule).
+    shown_dirs: BTreeSet<PathBuf>,
     /// Paths the walk could not read (a folder without permission): a search of a folder
     /// that holds one, or lies in one, walks, so that it reports them as the walk does.
     unreadable: BTreeSet<PathBuf>,
@@ -164,6 +170,8 @@ impl Tree {
             unindexed: Vec::new(),
             before_nul: Vec::new(),
             seen: Seen::new(),
+            others: BTreeMap::new(),
+            shown_dirs: BTreeSet::new(),
             unreadable: BTreeSet::new(),
             path_bytes: 0,
             live: 0,
@@ -185,7 +193,7 @@ impl Tree {
             + (self.chunk_owner.capacity() + self.chunked.capacity()) * 4
             + self.entries.capacity() * PER_ENTRY
             + self.path_bytes * 2
-            + self.dirs.len() * 96
+            + (self.dirs.len() + self.others.len() + self.shown_dirs.len()) * 96
             + (self.unindexed.capacity() + self.before_nul.capacity()) * 4
             + (1 << 21)
     }
@@ -237,6 +245,7 @@ impl Tree {
         let filter = Filter::new(&config).map_err(|e| Refused::Walk(e.to_string()))?;
         let mut found_files = Vec::new();
         let mut found_dirs = Vec::new();
+        let mut found_others = Vec::new();
         let mut unreadable = Vec::new();
         for result in self.walker(dir, &config, &filter).build() {
             if stop() {
@@ -252,7 +261,8 @@ impl Tree {
             match entry.file_type() {
                 Some(t) if t.is_dir() => found_dirs.push(entry.into_path()),
                 Some(t) if t.is_file() => found_files.push(entry.into_path()),
-                _ => {}
+                Some(_) => found_others.push(entry.into_path()),
+                None => {}
             }
         }
         self.unreadable.retain(|p| !p.starts_with(dir));
@@ -262,7 +272,15 @@ impl Tree {
             return Ok(());
         }
         self.unreadable.extend(unreadable);
-        let shown = self.shown_files(dir, None);
+        let shown = self.shown_entries(dir, None);
+        self.others.retain(|p, _| !inside_dir(p, dir));
+        self.others.extend(found_others.into_iter().map(|p| {
+            let is_shown = shown.contains(&p);
+            (p, is_shown)
+        }));
+        self.shown_dirs.retain(|d| !inside_dir(d, dir));
+        let hidden_shown = found_dirs.iter().skip(1).filter(|d| in_hidden(&self.root, d) && shown.contains(*d));
+        self.shown_dirs.extend(hidden_shown.cloned().collect::<Vec<_>>());
         let kept: BTreeSet<&Path> = found_files.iter().map(PathBuf::as_path).collect();
         let gone: Vec<PathBuf> =
             self.under(dir).map(|(p, _)| p).filter(|p| !kept.contains(p.as_path())).cloned().collect();
@@ -317,17 +335,17 @@ impl Tree {
         builder
     }
 
-    /// The files under `dir` (to `depth` below it) that the walk of the workspace with
-    /// hidden files left out yields. Inside a hidden folder, that walk is followed from the
+    /// The entries under `dir` (to `depth` below it; files, folders and the rest) that the
+    /// walk of the workspace with hidden files left out yields. Inside a hidden folder, that walk is followed from the
     /// hidden folder's parent along the way to `dir`: it yields them only when a `!` rule
     /// lets every hidden folder on the way in.
-    fn shown_files(&self, dir: &Path, depth: Option<usize>) -> BTreeSet<PathBuf> {
+    fn shown_entries(&self, dir: &Path, depth: Option<usize>) -> BTreeSet<PathBuf> {
         let config = WalkConfig::default();
         let Ok(filter) = Filter::new(&config) else { return BTreeSet::new() };
         let Some(from) = first_hidden(&self.root, dir).and_then(Path::parent) else {
             let mut builder = self.walker(dir, &config, &filter);
             builder.max_depth(depth);
-            return files_of(builder);
+            return entries_of(builder);
         };
         let mut builder = self.walker(from, &config, &filter);
         let (target, below) = (dir.to_path_buf(), depth);
@@ -341,7 +359,7 @@ impl Tree {
                 Err(_) => target.starts_with(path),
             }
         });
-        files_of(builder).into_iter().filter(|p| p.starts_with(dir)).collect()
+        entries_of(builder).into_iter().filter(|p| p.starts_with(dir)).collect()
     }
 
     /// Brings the snapshot up to date with paths the watcher reported changed.
@@ -391,6 +409,7 @@ impl Tree {
         let filter = Filter::new(&config).map_err(|e| Refused::Walk(e.to_string()))?;
         let mut files = BTreeSet::new();
         let mut folders = Vec::new();
+        let mut others = Vec::new();
         let mut entered = false;
         let mut unreadable = Vec::new();
         for result in self.walker(dir, &config, &filter).max_depth(Some(1)).build() {
@@ -410,7 +429,8 @@ impl Tree {
                 Some(t) if t.is_file() => {
                     files.insert(entry.into_path());
                 }
-                _ => {}
+                Some(_) => others.push(entry.into_path()),
+                None => {}
             }
         }
         self.unreadable.retain(|p| p != dir && p.parent() != Some(dir));
@@ -419,7 +439,15 @@ impl Tree {
             return Ok(());
         }
         self.unreadable.extend(unreadable);
-        let shown = self.shown_files(dir, Some(1));
+        let shown = self.shown_entries(dir, Some(1));
+        self.others.retain(|p, _| p.parent() != Some(dir));
+        self.others.extend(others.into_iter().map(|p| {
+            let is_shown = shown.contains(&p);
+            (p, is_shown)
+        }));
+        self.shown_dirs.retain(|d| d.parent() != Some(dir));
+        let hidden_shown = folders.iter().filter(|d| in_hidden(&self.root, d) && shown.contains(*d));
+        self.shown_dirs.extend(hidden_shown.cloned().collect::<Vec<_>>());
         let held: Vec<PathBuf> = self
             .under(dir)
             .map(|(p, _)| p)
@@ -471,6 +499,8 @@ impl Tree {
         for d in dirs {
             self.dirs.remove(&d);
         }
+        self.others.retain(|p, _| !inside_dir(p, dir));
+        self.shown_dirs.retain(|d| !d.starts_with(dir));
     }
 
     /// The snapshot's files under a folder, in path order.
@@ -605,6 +635,55 @@ impl Tree {
         };
         (picked.into_iter().map(out).collect(), binary_unread)
     }
+
+    /// The entries a listing of `base` (a folder the snapshot covers) to `depth` with
+    /// these walk settings shows, in no order: files, folders, and the rest (links, FIFOs,
+    /// sockets), as the walk yields them.
+    pub(crate) fn list(&self, base: &Path, walk: &WalkConfig, filter: &Filter, depth: usize) -> Vec<(PathBuf, Kind)> {
+        use std::ops::Bound;
+        let base_bytes = base.as_os_str().as_encoded_bytes();
+        let hidden = walk.includes_hidden();
+        let deep_enough = |rel: &[u8]| rel.iter().filter(|c| **c == SEP).count() < depth;
+        let mut out = Vec::new();
+        let mut take = |path: &PathBuf, kind: Kind, shown: bool| {
+            let Some(rel) = inside(path, base_bytes).filter(|rel| deep_enough(rel)) else { return };
+            let seen = match kind {
+                Kind::Dir => visible_dir(rel, hidden || shown, filter),
+                _ => visible(rel, path, hidden || shown, filter),
+            };
+            if seen {
+                out.push((path.clone(), kind));
+            }
+        };
+        for (path, id) in self.under(base) {
+            if let Some(entry) = &self.entries[id as usize] {
+                take(path, Kind::File, entry.shown);
+            }
+        }
+        for (path, shown) in self
+            .others
+            .range::<Path, _>((Bound::Included(base), Bound::Unbounded))
+            .take_while(|(p, _)| p.starts_with(base))
+        {
+            take(path, Kind::Other, *shown);
+        }
+        for dir in
+            self.dirs.range::<Path, _>((Bound::Included(base), Bound::Unbounded)).take_while(|d| d.starts_with(base))
+        {
+            take(dir, Kind::Dir, self.shown_dirs.contains(dir));
+        }
+        out
+    }
+}
+
+/// What an entry of a listing is, as far as the snapshot knows (a listing looks at each
+/// entry of its page again).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    File,
+    Dir,
+    /// A link, FIFO or socket.
+    Other,
 }
 
 const SEP: u8 = std::path::MAIN_SEPARATOR as u8;
@@ -663,13 +742,29 @@ fn visible(rel: &[u8], path: &Path, include_hidden: bool, filter: &Filter) -> bo
     filter.keeps(as_path(rel))
 }
 
-fn files_of(builder: ignore::WalkBuilder) -> BTreeSet<PathBuf> {
-    builder
-        .build()
-        .filter_map(|r| r.ok())
-        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-        .map(|e| e.into_path())
-        .collect()
+/// Whether a folder of the snapshot (by its path relative to the folder listed) is one
+/// the walk of that folder enters: no hidden folder on its way (or itself hidden) unless
+/// hidden files are in, and no `!` glob leaving out it or a folder on its way.
+fn visible_dir(rel: &[u8], include_hidden: bool, filter: &Filter) -> bool {
+    let hidden = rel.first() == Some(&b'.') || rel.windows(2).any(|w| w == [SEP, b'.']);
+    if !include_hidden && hidden {
+        return false;
+    }
+    if filter.has_drops() {
+        for (at, _) in rel.iter().enumerate().filter(|(_, c)| **c == SEP) {
+            if filter.drops_dir(as_path(&rel[..at])) {
+                return false;
+            }
+        }
+        if filter.drops_dir(as_path(rel)) {
+            return false;
+        }
+    }
+    true
+}
+
+fn entries_of(builder: ignore::WalkBuilder) -> BTreeSet<PathBuf> {
+    builder.build().filter_map(|r| r.ok()).filter(|e| e.depth() > 0).map(|e| e.into_path()).collect()
 }
 
 /// The first hidden folder on the way from `root` to `path` (`path` itself included).
@@ -684,6 +779,11 @@ fn first_hidden<'a>(root: &Path, path: &'a Path) -> Option<&'a Path> {
         at = at.parent()?;
     }
     found
+}
+
+/// Whether `path` lies strictly inside the folder `dir`.
+fn inside_dir(path: &Path, dir: &Path) -> bool {
+    path != dir && path.starts_with(dir)
 }
 
 /// Whether `path` lies in a hidden folder (or is one) below `root`.
