@@ -1,5 +1,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -761,12 +762,26 @@ fn units(hits: &FileHits) -> u64 {
 }
 
 /// What a page of the report may still take: bytes and, when set, tokens (o200k).
+///
+/// Tokens are counted only near the limit. A token holds at least one byte, so while the
+/// bytes of the records not yet counted and of a new one are fewer than the tokens left,
+/// the new one fits without counting anything: a page far below its token limit (a broad
+/// search with a large budget) is never tokenized. Each record is counted on its own, so
+/// the page is the one counting every record as it came would give.
 struct Room {
     bytes: usize,
+    /// Tokens left, before the records in `unpriced` are counted.
     tokens: Option<usize>,
+    /// Records taken and not yet counted, as ranges of the report's text.
+    unpriced: Vec<Range<usize>>,
+    unpriced_bytes: usize,
 }
 
 impl Room {
+    fn new(bytes: usize, tokens: Option<usize>) -> Room {
+        Room { bytes, tokens, unpriced: Vec::new(), unpriced_bytes: 0 }
+    }
+
     /// The cost of `text` in the units that are limited.
     fn cost(&self, text: &str) -> usize {
         if self.tokens.is_some() {
@@ -776,14 +791,33 @@ impl Room {
         }
     }
 
-    /// Takes `text` (costing `cost`) if it fits; the first record of a page always fits.
-    fn take(&mut self, text: &str, cost: usize, first: bool) -> bool {
-        let fits = text.len() <= self.bytes && self.tokens.is_none_or(|t| cost <= t);
-        if !fits && !first {
+    /// Whether `text` fits what is left of the page; `report` is the text taken so far.
+    fn fits(&mut self, text: &str, report: &str) -> bool {
+        if text.len() > self.bytes {
+            return false;
+        }
+        let Some(left) = self.tokens else { return true };
+        if self.unpriced_bytes + text.len() <= left {
+            return true;
+        }
+        for range in self.unpriced.drain(..) {
+            self.tokens = self.tokens.map(|t| t.saturating_sub(count_tokens(&report[range])));
+        }
+        self.unpriced_bytes = 0;
+        self.tokens.is_some_and(|t| self.cost(text) <= t)
+    }
+
+    /// Takes `text` if it fits, to be appended to `report` next; the first record of a
+    /// page always fits.
+    fn take(&mut self, text: &str, report: &str, first: bool) -> bool {
+        if !self.fits(text, report) && !first {
             return false;
         }
         self.bytes = self.bytes.saturating_sub(text.len());
-        self.tokens = self.tokens.map(|t| t.saturating_sub(cost));
+        if self.tokens.is_some() {
+            self.unpriced.push(report.len()..report.len() + text.len());
+            self.unpriced_bytes += text.len();
+        }
         true
     }
 }
@@ -802,7 +836,7 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
         truncated: c.dropped,
         ..GrepOutcome::default()
     };
-    let mut room = Room { bytes: config.max_output, tokens: config.max_tokens };
+    let mut room = Room::new(config.max_output, config.max_tokens);
     let (offset, limit) = (config.offset as u64, config.limit as u64);
     if config.mode != GrepMode::Content {
         for (i, (path, hits)) in c.files.values().enumerate() {
@@ -819,7 +853,7 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
                 GrepMode::Count => format!("{shown}:{}\n", hits.matches),
                 _ => format!("{shown}\n"),
             };
-            if !room.take(&row, room.cost(&row), out.shown == 0) {
+            if !room.take(&row, &out.text, out.shown == 0) {
                 out.truncated = true;
                 out.budget_reached = true;
                 break;
@@ -870,8 +904,7 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
                 .collect();
             let text: String = rows.concat();
             let first = out.shown == 0 && rendered == 0;
-            let cost = room.cost(&text);
-            let fits = text.len() <= room.bytes && room.tokens.is_none_or(|t| cost <= t);
+            let fits = room.fits(&text, &out.text);
             let (rows, kept) = if fits || !first {
                 (rows, record.clone())
             } else {
@@ -880,8 +913,7 @@ fn render(c: &Collector, config: &GrepConfig, display_root: &Path) -> GrepOutcom
                 nearest_rows(hits, &record, rows, &room)
             };
             let text: String = rows.concat();
-            let cost = room.cost(&text);
-            if !room.take(&text, cost, first) {
+            if !room.take(&text, &out.text, first) {
                 full = true;
                 break;
             }
@@ -1024,6 +1056,44 @@ mod tests {
         let mut config = GrepConfig::default();
         setup(&mut config);
         grep(&roots, dir, dir, pattern, &config, &Cancel::new())
+    }
+
+    /// A page cut at a token limit holds as many records as counting each record's tokens
+    /// as it comes allows (the counting is put off while the bytes are below the limit).
+    #[test]
+    fn a_token_limited_page_holds_the_records_whose_counted_tokens_fit() {
+        let line = |i: usize| format!("match {} {}\n", "word ".repeat(i % 17), "ü".repeat(i % 5));
+        let files: Vec<(String, String)> =
+            (0..30).map(|f| (format!("f{f:02}.txt"), (0..20).map(|i| line(f * 20 + i)).collect())).collect();
+        let named: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        let dir = tree(&named);
+        let whole = run(&dir, "match", |c| {
+            c.limit(100_000).before(1);
+        })
+        .unwrap();
+        let lines: Vec<&str> = whole.text.split_inclusive('\n').collect();
+        let mut records = Vec::new();
+        let mut at = 0;
+        for &n in &whole.records {
+            records.push(lines[at..at + n as usize].concat());
+            at += n as usize;
+        }
+        for limit in [1, 40, 300, 2_000, 9_000, 1_000_000] {
+            let page = run(&dir, "match", |c| {
+                c.limit(100_000).before(1).max_tokens(Some(limit));
+            })
+            .unwrap();
+            let (mut used, mut fit) = (0, 0);
+            for record in &records {
+                let cost = count_tokens(record);
+                if fit > 0 && used + cost > limit {
+                    break;
+                }
+                (used, fit) = (used + cost, fit + 1);
+            }
+            assert_eq!(page.records.len(), fit, "limit {limit}");
+            assert_eq!(page.text, records[..fit].concat(), "limit {limit}");
+        }
     }
 
     #[test]
