@@ -54,6 +54,16 @@ export async function prefixWithin(ctx: ToolContext, t: string, budget: number):
   return startWithin(t.slice(0, ends[0] ?? t.length), budget) || String.fromCodePoint(t.codePointAt(0) as number)
 }
 
+/**
+ * A record shown alone on a page that it passes by itself (a long snippet, a long path):
+ * its start, within `budget` tokens with the words that say so.
+ */
+export async function loneWithin(ctx: ToolContext, record: string, budget: number): Promise<string> {
+  if (await fits(ctx, record, budget)) return record
+  const mark = `… [cut to fit the limit of ${num(budget)} tokens]`
+  return `${startWithin(record, Math.max(1, budget - Buffer.byteLength(mark)))}${mark}`
+}
+
 /** How many of `lines`, from the start (or from the end), fit `max` tokens together. */
 async function linesWithin(ctx: ToolContext, lines: readonly string[], max: number, fromEnd = false): Promise<number> {
   // Only as many lines as could fit are tried: a token is rarely more than 16 bytes.
