@@ -197,14 +197,14 @@ describe('command output', () => {
 })
 
 describe('PDF text', () => {
-  it('pdf_read of 200,000 characters is cut at a line to the budget, naming the page to go on at', async () => {
+  it('pdf_read of 200,000 characters is cut at a line to the budget, naming the offset and the page to go on at', async () => {
     const rand = rng(3)
     // Digits and short words: many tokens per character.
     const pages = Array.from({ length: 40 }, (_, p) => Array.from({ length: 120 }, (_, l) => `p${p + 1} l${l + 1} ${Array.from({ length: 12 }, () => `${Math.floor(rand() * 1e6)}`).join(' ')}`))
     fs.writeFileSync(path.join(dir, 'numbers.pdf'), textPdf(pages, { size: 2, filter: 'flate' }))
     const r = await session('revka').call('pdf_read', { path: 'numbers.pdf', max_chars: 200_000 })
     await within(r)
-    expect(ok(r)).toMatch(/\[… truncated: showing [\d,]+ of (?:more than )?[\d,]+ characters, to fit the limit of [\d,]+ tokens\. The cut falls in page (\d+) of 40; read from there with file_read and pages="\1-\d+"\.\]$/)
+    expect(ok(r)).toMatch(/\[… truncated: showing characters 1-([\d,]+) of (?:more than )?[\d,]+, to fit the limit of [\d,]+ tokens\. Continue with offset=(\d+), or read from page (\d+) of 40 with file_read and pages="\3-\d+"\.\]$/)
     expect(r.data?.truncated).toBe(true)
   })
 })
