@@ -187,7 +187,8 @@ describe('command output', () => {
     const s = createToolkit({ workspace: repo, preset: 'revka', policy: { actionsPerHour: null } }).createSession()
     const diff = await s.call('git_operations', { operation: 'diff' })
     await within(diff)
-    expect(ok(diff)).toMatch(/\(Showing lines 1-[\d,]+ of [\d,]+, to fit the limit of [\d,]+ tokens; give paths= of fewer files to see the rest\.\)$/)
+    expect(ok(diff)).toMatch(/\(Showing lines 1-[\d,]+ of [\d,]+, to fit the limit of [\d,]+ tokens; continue with offset=([\d]+), or give files= of fewer files\.\)$/)
+    expect(diff.data?.shownLines).toBe(Number(/offset=(\d+)/.exec(ok(diff))?.[1]))
     expect(diff.data?.truncated).toBe(true)
     const status = await s.call('git_operations', { operation: 'status' })
     await within(status)
@@ -196,14 +197,14 @@ describe('command output', () => {
 })
 
 describe('PDF text', () => {
-  it('pdf_read of 200,000 characters is cut at a line to the budget, naming the page to go on at', async () => {
+  it('pdf_read of 200,000 characters is cut at a line to the budget, naming the offset and the page to go on at', async () => {
     const rand = rng(3)
     // Digits and short words: many tokens per character.
     const pages = Array.from({ length: 40 }, (_, p) => Array.from({ length: 120 }, (_, l) => `p${p + 1} l${l + 1} ${Array.from({ length: 12 }, () => `${Math.floor(rand() * 1e6)}`).join(' ')}`))
     fs.writeFileSync(path.join(dir, 'numbers.pdf'), textPdf(pages, { size: 2, filter: 'flate' }))
     const r = await session('revka').call('pdf_read', { path: 'numbers.pdf', max_chars: 200_000 })
     await within(r)
-    expect(ok(r)).toMatch(/\[… truncated: showing [\d,]+ of (?:more than )?[\d,]+ characters, to fit the limit of [\d,]+ tokens\. The cut falls in page (\d+) of 40; read from there with file_read and pages="\1-\d+"\.\]$/)
+    expect(ok(r)).toMatch(/\[… truncated: showing characters 1-([\d,]+) of (?:more than )?[\d,]+, to fit the limit of [\d,]+ tokens\. Continue with offset=(\d+), or read from page (\d+) of 40 with file_read and pages="\3-\d+"\.\]$/)
     expect(r.data?.truncated).toBe(true)
   })
 })

@@ -241,7 +241,12 @@ describe('fsgate pdf and read --pages', () => {
     expect(r.stdout).toBe('--- Page 1 of 2 ---\nFirst page words\n\n--- Page 2 of 2 ---\nSecond page words\n')
     const cut = run(['pdf', 'two.pdf', '--max-chars', '20'])
     expect(cut.code).toBe(0)
-    expect(cut.stdout).toContain('[… truncated: showing 20 of')
+    expect(cut.stdout + cut.stderr).toMatch(/\[… truncated: showing characters 1-20 of (?:more than )?[\d,]+\. Continue with offset=20, /)
+    const next = run(['pdf', 'two.pdf', '--max-chars', '20', '--offset', '20'])
+    expect(next.code).toBe(0)
+    expect(cut.stdout.startsWith('--- Page 1 of 2 ---\n[…')).toBe(true)
+    // The engine stopped before page 2's marker: this page ends with page 1.
+    expect(next.stdout).toMatch(/^First page words\n\[… truncated: showing characters 21-36 of more than 36\. Continue with offset=36, /)
   })
 
   it('read --pages picks pages; pdf of a text file exits 2 with INVALID_PDF', () => {

@@ -112,9 +112,10 @@ describe('list_directory', () => {
     }
     expect(seen).toEqual(Array.from({ length: 25 }, (_, i) => `f${String(i).padStart(2, '0')}.txt`))
     expect(ok(await session.call('list_directory', { offset: 30 }))).toMatch(/offset 30 is past the last of the 25 entries/)
-    // A page is held to the token limit too.
-    const small = workspace({ limits: { resultTokens: 1_040 } }, dir)
-    const cut = ok(await small.session.call('list_directory', {}))
+    // A page is held to the token limit too (names of about 50 tokens; 750 for a page at the floor).
+    for (let i = 0; i < 25; i++) put(dir, `long/${'a-rather-long-file-name-'.repeat(8)}${i}.txt`, '')
+    const small = workspace({ limits: { resultTokens: 1_000 } }, dir)
+    const cut = ok(await small.session.call('list_directory', { path: 'long' }))
     expect(cut).toMatch(/\(Showing entries 1-(\d+) of 25; continue with offset=\1\.\)$/)
     expect(cut.split('\n').length).toBeLessThan(25)
   })

@@ -95,7 +95,7 @@ describe('content_search pages', () => {
 
   it('pages cut by the token budget (not a count) together are the unpaged result, each within it', async () => {
     const whole = body(ok(await session('revka', ALL).call('content_search', { pattern: 'needle\\d', max_results: 100_000 })))
-    // 1,300 tokens: 300 for the records and 1,000 kept for the notes.
+    // 1,300 tokens: 975 for the records and 325 kept for the notes.
     const s = session('revka', { ...ALL, resultTokens: 1_300 })
     const pages = await follow((offset) => s.call('content_search', { pattern: 'needle\\d', max_results: 100_000, offset }))
     expect(pages.length).toBeGreaterThan(3)
@@ -170,8 +170,12 @@ describe('glob pages', () => {
   })
 
   it('pages cut by the token budget together are the unpaged list', async () => {
-    const whole = body(ok(await session('revka', ALL).call('glob_search', { pattern: '**/*.txt' })))
-    const s = session('revka', { ...ALL, resultTokens: 1_100 })
+    // 120 paths of about 40 tokens: several pages of 750 tokens at the floor of the budget.
+    const wide = tempDir('fsgate-paging-wide-')
+    for (let f = 0; f < 120; f++) put(wide, `d${f % 3}/${'a-rather-long-file-name-'.repeat(6)}${f}.txt`, 'x\n')
+    const at = (limits: Partial<Limits>) => createToolkit({ workspace: wide, preset: 'revka', policy: { actionsPerHour: null }, limits }).createSession()
+    const whole = body(ok(await at(ALL).call('glob_search', { pattern: '**/*.txt' })))
+    const s = at({ ...ALL, resultTokens: 1_000 })
     const pages = await follow((offset) => s.call('glob_search', { pattern: '**/*.txt', offset }))
     expect(pages.length).toBeGreaterThan(2)
     expect(texts(pages).flatMap(body)).toEqual(whole)

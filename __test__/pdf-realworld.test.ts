@@ -358,7 +358,7 @@ describe('work stops where the text does', () => {
     const r = await pdfRead(bytes, 'bomb-last.pdf', { max_chars: 100 })
     const text = ok(r)
     expect(text).toMatch(/^--- Page 1 of 6 ---\nPage 1 of the text/)
-    expect(text).toMatch(/\[… truncated: showing 100 of more than \d+ characters\. The cut falls in page 2 of 6; read from there with file_read and pages="2-6"\.\]/)
+    expect(text).toMatch(/\[… truncated: showing characters 1-100 of more than \d+\. Continue with offset=100, or read from page 2 of 6 with file_read and pages="2-6"\.\]/)
     expect(r.data).toMatchObject({ truncated: true, complete: false, pagesRead: 2, shownChars: 100, pageCount: 6 })
   })
 

@@ -621,11 +621,11 @@ describe('pdf_read: output format', () => {
     await expect(session.pdf({ path: 'missing.pdf' })).rejects.toMatchObject({ code: 'NOT_FOUND' })
   })
 
-  it('is listed in the revka dialect, with path and max_chars', () => {
+  it('is listed in the revka dialect, with path, max_chars and offset', () => {
     const defs = ws.toolkit.definitions({ dialect: 'revka', format: 'mcp' }) as Array<{ name: string; inputSchema: Record<string, unknown> }>
     const def = defs.find((d) => d.name === 'pdf_read')
     expect(def, defs.map((d) => d.name).join(', ')).toBeDefined()
-    expect(Object.keys((def?.inputSchema.properties ?? {}) as object).sort()).toEqual(['max_chars', 'path'])
+    expect(Object.keys((def?.inputSchema.properties ?? {}) as object).sort()).toEqual(['max_chars', 'offset', 'path'])
   })
 })
 
@@ -652,7 +652,7 @@ describe('pdf_read: max_chars', () => {
     expect(shownText.startsWith('--- Page 1 of 5 ---\nThis is page 1')).toBe(true)
     expect(counts, 'the shown count').toContain(shownText.length)
     // The engine stopped at the cut: the document's length is not known, only that it is more.
-    expect(notice).toMatch(/showing 100 of more than [\d,]+ characters/)
+    expect(notice).toMatch(/showing characters 1-100 of more than [\d,]+\. Continue with offset=100, /)
     expect(r.data).toMatchObject({ truncated: true, complete: false, pageCount: 5 })
     expect(r.data?.pagesRead as number).toBeLessThan(5)
     expect(r.data?.chars as number).toBeLessThan(total)
@@ -670,7 +670,9 @@ describe('pdf_read: max_chars', () => {
     expect(r.data).toMatchObject({ complete: false })
     expect(r.data?.pagesRead as number).toBeLessThan(r.data?.pageCount as number)
     expect(counts).toContain(r.data?.chars)
-    expect(counts).toContain(shownText.length)
+    // The page names its last character; a page cut at a line keeps the line's newline.
+    expect(counts).toContain(r.data?.shownChars)
+    expect(ok(r).slice(0, r.data?.shownChars as number).replace(/\n$/, '')).toBe(shownText)
   })
 
   it('caps max_chars at 200,000 (under a result budget that would hold more)', async () => {

@@ -101,11 +101,11 @@ describe('str_replace_based_edit_tool', () => {
   })
 
   it('view: a folder listing fits the token limit like every result, and says what it left out', async () => {
-    const { dir, session } = setUp({ preset: 'claude-code', limits: { resultTokens: 400 } })
-    for (let i = 0; i < 60; i++) put(dir, `many/${'a_rather_long_component_file_name_'.repeat(2)}${i}.tsx`, '')
+    const { dir, session } = setUp({ preset: 'claude-code', limits: { resultTokens: 1_000 } })
+    for (let i = 0; i < 150; i++) put(dir, `many/${'a_rather_long_component_file_name_'.repeat(2)}${i}.tsx`, '')
     const listing = await one(session, { command: 'view', path: 'many' })
     expect(listing.error).toBe(false)
-    expect(await countTokens(listing.text)).toBeLessThanOrEqual(400)
+    expect(await countTokens(listing.text)).toBeLessThanOrEqual(1_000)
     expect(listing.text).toMatch(/… \d+ more entries not shown; view a folder inside it$/)
   })
 

@@ -3,7 +3,7 @@ export type { ToolkitOptions, SessionOptions, CallOptions, DefinitionsOptions, P
 export type { ToolResult, ToolOutput, ContentBlock } from './result.js'
 export type { ToolDefinition, DefinitionFormat, JsonSchema } from './definitions.js'
 export type { Limits } from './limits.js'
-export { DEFAULT_LIMITS } from './limits.js'
+export { DEFAULT_LIMITS, MIN_RESULT_TOKENS } from './limits.js'
 export type { PresetName, Dialect, Autonomy, OutsideWorkspace, LineStyle } from './policy/presets.js'
 export { DIALECTS } from './policy/presets.js'
 export type { PermissionRequest, PermissionHandler } from './policy/consent.js'

@@ -62,6 +62,12 @@ export interface Limits {
   indexBytes: number
 }
 
+/**
+ * The smallest limits.resultTokens and limits.searchPageTokens: below it a page's notes
+ * (where to go on, what was cut) and one record would not fit together.
+ */
+export const MIN_RESULT_TOKENS = 1_000
+
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   readLines: 2000,
   readLineChars: 2000,
@@ -95,7 +101,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   indexBytes: 512 * 1024 * 1024,
 })
 
-/** Merges overrides into the defaults, refusing unknown names and numbers that are not positive integers. */
+/** Merges overrides into the defaults, refusing unknown names, numbers that are not positive integers, and token budgets under MIN_RESULT_TOKENS. */
 export function resolveLimits(overrides: Partial<Limits> = {}): Limits {
   if (typeof overrides !== 'object' || overrides === null) throw new TypeError('fsgate: limits must be an object')
   const out: Limits = { ...DEFAULT_LIMITS }
@@ -103,6 +109,9 @@ export function resolveLimits(overrides: Partial<Limits> = {}): Limits {
     if (!Object.hasOwn(DEFAULT_LIMITS, key)) throw new TypeError(`fsgate: unknown limit '${key}'`)
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
       throw new TypeError(`fsgate: limits.${key} must be a positive integer, got ${String(value)}`)
+    }
+    if ((key === 'resultTokens' || key === 'searchPageTokens') && value < MIN_RESULT_TOKENS) {
+      throw new TypeError(`fsgate: limits.${key} must be at least ${MIN_RESULT_TOKENS.toLocaleString('en-US')} (room for a page and its notes), got ${value}`)
     }
     out[key] = value
   }

@@ -154,12 +154,15 @@ As with write, the read-before-write check and the consent gate are off.`,
 
 const pdf: Command = {
   name: 'pdf',
-  synopsis: '<path> [--max-chars N]',
+  synopsis: '<path> [--max-chars N] [--offset N]',
   summary: "Extract a PDF's text (every page)",
-  options: { 'max-chars': { type: 'string', arg: 'N', help: 'Cut the text after N characters' } },
+  options: {
+    'max-chars': { type: 'string', arg: 'N', help: 'Cut the text after N characters' },
+    offset: { type: 'string', arg: 'N', help: 'Skip the first N characters (page markers included)' },
+  },
   async run(ctx) {
     const [file] = positionals(ctx, 1, 1, 'pdf takes one path')
-    return ctx.out.result(await call(ctx, 'pdf_read', { path: ctx.place.toTool(file), max_chars: int(ctx, 'max-chars') }))
+    return ctx.out.result(await call(ctx, 'pdf_read', { path: ctx.place.toTool(file), max_chars: int(ctx, 'max-chars'), offset: int(ctx, 'offset') }))
   },
 }
 

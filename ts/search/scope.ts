@@ -146,5 +146,5 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 /** A walk's errors, for the model: that not everything was searched, and the first few in full. */
 export function walkErrors(errors: readonly string[]): string {
   const more = errors.length > 3 ? `; and ${errors.length - 3} more (data.errors)` : ''
-  return `Not everything could be searched: ${errors.slice(0, 3).join('; ')}${more}`
+  return `Not everything could be searched: ${errors.slice(0, 3).map((e) => clipMiddle(e, 160)).join('; ')}${more}`
 }

@@ -22,6 +22,48 @@ function cutLine(line: string): string {
   return chars.length <= LINE_CHARS ? line : `${chars.slice(0, LINE_CHARS).join('')}… [line of ${num(chars.length)} characters cut]`
 }
 
+/**
+ * The start of `t` in at most `maxBytes` UTF-8 bytes, never splitting a character: it
+ * fits `maxBytes` tokens whatever the tokenizer, since no token is shorter than a byte.
+ */
+export function startWithin(t: string, maxBytes: number): string {
+  if (Buffer.byteLength(t) <= maxBytes) return t
+  let bytes = 0
+  let end = 0
+  for (const ch of t) {
+    const b = Buffer.byteLength(ch)
+    if (bytes + b > maxBytes) break
+    bytes += b
+    end += ch.length
+  }
+  return t.slice(0, end)
+}
+
+/**
+ * The longest start of `t` that fits `budget` tokens and ends at a line's end (its
+ * newline kept, so the rest starts a line); when the first line alone passes the budget,
+ * its start. Always a prefix of `t`, unchanged, and never empty unless `t` is.
+ */
+export async function prefixWithin(ctx: ToolContext, t: string, budget: number): Promise<string> {
+  if (await fits(ctx, t, budget)) return t
+  // Only line ends that could fit are tried: a token is rarely more than 16 bytes.
+  const ends: number[] = []
+  for (let at = t.indexOf('\n'); at >= 0 && at < budget * BYTES_PER_TOKEN; at = t.indexOf('\n', at + 1)) ends.push(at + 1)
+  const k = await mostWithin(ends.length, (n) => tokensOf(ctx, t.slice(0, ends[n - 1])), budget)
+  if (k > 0) return t.slice(0, ends[k - 1])
+  return startWithin(t.slice(0, ends[0] ?? t.length), budget) || String.fromCodePoint(t.codePointAt(0) as number)
+}
+
+/**
+ * A record shown alone on a page that it passes by itself (a long snippet, a long path):
+ * its start, within `budget` tokens with the words that say so.
+ */
+export async function loneWithin(ctx: ToolContext, record: string, budget: number): Promise<string> {
+  if (await fits(ctx, record, budget)) return record
+  const mark = `… [cut to fit the limit of ${num(budget)} tokens]`
+  return `${startWithin(record, Math.max(1, budget - Buffer.byteLength(mark)))}${mark}`
+}
+
 /** How many of `lines`, from the start (or from the end), fit `max` tokens together. */
 async function linesWithin(ctx: ToolContext, lines: readonly string[], max: number, fromEnd = false): Promise<number> {
   // Only as many lines as could fit are tried: a token is rarely more than 16 bytes.
@@ -45,8 +87,8 @@ export async function headWithin(ctx: ToolContext, t: string, budget: number): P
   const lines = t.split('\n').map(cutLine)
   const k = Math.max(1, await linesWithin(ctx, lines, budget))
   const head = lines.slice(0, k).join('\n')
-  // One line alone past the page: its start.
-  const text = (await fits(ctx, head, budget)) ? head : head.slice(0, budget)
+  // One line alone past the page: its start, no more bytes than the page has tokens.
+  const text = (await fits(ctx, head, budget)) ? head : startWithin(head, budget)
   return { text, left: k < lines.length ? { from: k + 1, to: lines.length, of: lines.length } : undefined }
 }
 

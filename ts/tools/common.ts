@@ -71,9 +71,13 @@ export const MAX_OFFSET = 2 ** 32 - 1
 /** Tokens kept, out of a result's budget, for the notes around a page (counts, where to go on). */
 export const NOTE_TOKENS = 1_000
 
-/** The tokens the records of one page may take: the budget less room for its notes. */
+/**
+ * The tokens the records of one page may take: the budget less room for its notes,
+ * NOTE_TOKENS or a quarter of a small budget (250 at the floor, MIN_RESULT_TOKENS, of
+ * limits.resultTokens: a continuation note is about 50).
+ */
 export function pageTokens(budget: number): number {
-  return Math.max(1, budget - NOTE_TOKENS)
+  return Math.max(1, budget - Math.min(NOTE_TOKENS, Math.floor(budget / 4)))
 }
 
 /**

@@ -70,6 +70,8 @@ export interface GitInput {
   limit?: number
   stash_action?: StashAction
   path?: string
+  /** Lines of the text output to skip (status, diff, log, branch): the offset a continuation names. */
+  offset?: number
 }
 
 /** The seed's AUTONOMY message for a git write in read_only. */
@@ -81,10 +83,10 @@ const MAX_PATHS = 1000
 
 /** The fields each operation reads, beyond operation and path. */
 const USES: Record<GitOperation, readonly (keyof GitInput)[]> = {
-  status: [],
-  diff: ['files', 'cached'],
-  log: ['limit'],
-  branch: [],
+  status: ['offset'],
+  diff: ['files', 'cached', 'offset'],
+  log: ['limit', 'offset'],
+  branch: ['offset'],
   commit: ['message'],
   add: ['paths'],
   checkout: ['branch'],
@@ -110,6 +112,7 @@ export const gitTool = defineTool<GitInput>({
 - checkout: switches to an existing local branch. It never creates a branch and never discards changes in files.
 - stash: stash_action push (the default; optional message and paths), pop, list or drop; pop and drop act on the newest entry.
 - commit, add, checkout and stash change the repository and are refused in read-only autonomy. Hooks do not run.
+- A long status, diff, log or branch list is paged by lines: the output names the offset to continue at.
 - Use the shell tool for anything else (push, pull, merge, rebase, creating branches).`,
       schema: z.strictObject({
         operation: z.enum(GIT_OPERATIONS).describe('One of status, diff, log, branch, commit, add, checkout, stash.'),
@@ -121,6 +124,7 @@ export const gitTool = defineTool<GitInput>({
         limit: z.number().int().min(1).optional().describe(`log: how many commits, newest first. Default ${LOG_DEFAULT}, at most ${LOG_MAX}.`),
         stash_action: z.enum(STASH_ACTIONS).optional().describe('stash: push (default), pop, list or drop.'),
         path: z.string().optional().describe('The folder inside the workspace to run git in. Default: the workspace root.'),
+        offset: z.number().int().min(0).optional().describe('status, diff, log, branch: lines of the output to skip, to continue a long one; the output names the offset to go on at. Default 0.'),
       }),
       toCanonical: (i) => i as unknown as GitInput,
     },
@@ -136,26 +140,52 @@ export function gitEffect(input: GitInput): CallEffect {
 }
 
 async function git(input: GitInput, ctx: ToolContext): Promise<ToolOutput> {
-  return withinBudget(ctx, input, await operate(input, ctx))
+  const out = await operate(input, ctx)
+  return PAGED.has(input.operation) ? page(ctx, input, out) : out
 }
 
-/** What to narrow when an operation's text passes the result budget. */
+/** The operations whose text can be long, paged by lines with `offset`. */
+const PAGED: ReadonlySet<GitOperation> = new Set(['status', 'diff', 'log', 'branch'])
+
+/** Besides offset, what to narrow when an operation's text passes the result budget. */
 const NARROW: Partial<Record<GitOperation, string>> = {
-  status: 'give path= of a subfolder to see the rest',
-  diff: 'give paths= of fewer files to see the rest',
-  log: 'ask for a smaller limit',
-  branch: "list the rest with git branch --list '<pattern>' in the shell",
+  status: 'or give path= of a subfolder',
+  diff: 'or give files= of fewer files',
+  log: 'or ask for a smaller limit',
+  branch: "or list some with git branch --list '<pattern>' in the shell",
 }
 
-/** The text of a result cut at a line before it passes limits.resultTokens, saying where and what to do. */
-async function withinBudget(ctx: ToolContext, input: GitInput, out: ToolOutput): Promise<ToolOutput> {
+/**
+ * One page of an operation's text: the lines from `offset` on that fit
+ * limits.resultTokens, cut at a line, with the offset to go on at. Pages followed from
+ * offset 0 join (with newlines) into the whole text; a line over 2,000 characters is cut
+ * as Read cuts it.
+ */
+async function page(ctx: ToolContext, input: GitInput, out: ToolOutput): Promise<ToolOutput> {
   const first = out.content[0]
   if (first?.type !== 'text') return out
-  const cut = await headWithin(ctx, first.text, textTokens(ctx))
-  if (!cut.left) return out
-  const how = NARROW[input.operation] ?? 'the rest is in data'
-  const note = `(Showing lines 1-${num(cut.left.from - 1)} of ${num(cut.left.of)}, to fit the limit of ${num(textTokens(ctx))} tokens; ${how}.)`
-  return { ...out, content: [text(`${cut.text}\n${note}`), ...out.content.slice(1)], data: { ...out.data, truncated: true, shownLines: cut.left.from - 1, lines: cut.left.of } }
+  const lines = first.text.split('\n')
+  const offset = input.offset ?? 0
+  if (offset >= lines.length && offset > 0) {
+    throw new InvalidInputError('INVALID_INPUT', `offset ${num(offset)} is past the end: git ${input.operation} gave ${plural(lines.length, 'line')}. Use an offset from 0 to ${num(lines.length - 1)}, or leave it out.`, {
+      data: { field: 'offset', lines: lines.length },
+    })
+  }
+  const budget = textTokens(ctx)
+  const cut = await headWithin(ctx, lines.slice(offset).join('\n'), budget)
+  const shownLines = cut.left ? cut.left.from - 1 : lines.length - offset
+  const next = offset + shownLines
+  const more = next < lines.length
+  const truncated = more || (out.data as { truncated?: boolean } | undefined)?.truncated === true
+  const data = { ...out.data, offset, shownLines, lines: lines.length, truncated }
+  const range = `lines ${num(offset + 1)}-${num(next)} of ${num(lines.length)}`
+  const note = more
+    ? `(Showing ${range}, to fit the limit of ${num(budget)} tokens; continue with offset=${next}, ${NARROW[input.operation]}.)`
+    : offset > 0
+      ? `(Showing ${range}: the end.)`
+      : undefined
+  const body = note ? `${cut.text}\n${note}` : cut.text
+  return { ...out, content: [text(body), ...out.content.slice(1)], data }
 }
 
 async function operate(input: GitInput, ctx: ToolContext): Promise<ToolOutput> {
@@ -193,7 +223,7 @@ const METACHARACTERS = ['`', '$(', '|', ';', '>', '<', '&']
 
 function checkFields(input: GitInput): void {
   const op = input.operation
-  for (const key of ['message', 'paths', 'branch', 'files', 'cached', 'limit', 'stash_action'] as const) {
+  for (const key of ['message', 'paths', 'branch', 'files', 'cached', 'limit', 'stash_action', 'offset'] as const) {
     if (input[key] !== undefined && !USES[op].includes(key)) throw unused(key, op)
   }
   const action = input.stash_action ?? 'push'

@@ -15,7 +15,8 @@ import { text, type ToolOutput } from '../result.js'
 import { explainSearchError, GEMINI_IGNORE, givenPath, plural, searchBase, splitAbsoluteGlob, walkErrors, walkFields, walkOptions, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { DEFAULT_LIMITS } from '../limits.js'
-import { MAX_OFFSET, num, recordsWithin } from './common.js'
+import { loneWithin } from './budget.js'
+import { MAX_OFFSET, num, pageTokens, recordsWithin } from './common.js'
 
 export interface GlobInput extends WalkInput {
   pattern: string
@@ -136,7 +137,7 @@ async function glob(input: GlobInput, ctx: ToolContext): Promise<ToolOutput> {
     return { content: [text(`offset ${num(offset)} is past the last of the ${plural(r.total, 'file')} matching ${clip(pattern, 300)}; continue with offset=0.${unread}`)], data }
   }
   if (files.length === 0) return { content: [text(`No files found matching ${clip(pattern, 300)}${given ? ` in ${given}` : ''}.${hiddenHint(input)}${unread}`)], data }
-  let out = files.join('\n')
+  let out = files.length === 1 ? await loneWithin(ctx, files[0], pageTokens(ctx.limits.resultTokens)) : files.join('\n')
   if (truncated) out += `\n(Showing files ${num(offset + 1)}-${num(next)} of ${num(r.total)}. Continue with offset=${next}, or use a more specific pattern or path.)`
   return { content: [text(out + unread)], data }
 }

@@ -273,7 +273,7 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolOutput> {
   if (r.cutLines) data.cutLines = r.cutLines
   if (r.binaryFiles) data.binaryFiles = r.binaryFiles
   if (r.errors.length) data.errors = r.errors.slice(0, 20)
-  const unread = r.errors.length ? `${plural(r.errors.length, 'path')} could not be read: ${r.errors.slice(0, 3).join('; ')}` : undefined
+  const unread = r.errors.length ? `${plural(r.errors.length, 'path')} could not be read: ${r.errors.slice(0, 3).map((e) => clip(e, 160)).join('; ')}` : undefined
   if (r.shown === 0) {
     const unit = input.output_mode === 'content' ? 'result' : 'file'
     // The results before a deep offset are held while searching, up to a bound: past it a

@@ -16,7 +16,8 @@ import { displayPath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
 import { explainSearchError, GEMINI_IGNORE, givenPath, plural, searchBase, walkErrors, walkFields, type WalkInput } from '../search/scope.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { MAX_OFFSET, num, recordsWithin } from './common.js'
+import { loneWithin } from './budget.js'
+import { MAX_OFFSET, num, pageTokens, recordsWithin } from './common.js'
 
 export interface ListInput extends WalkInput {
   /** The folder (or file), relative to the workspace or absolute; default the workspace. */
@@ -173,6 +174,7 @@ async function list(input: ListInput, ctx: ToolContext): Promise<ToolOutput> {
   const rows = l.entries.map((e) => row(e, input.sizes === true, depth > 1))
   // Every page fits the result budget: a page of long names is cut short, visibly.
   const fit = await recordsWithin(ctx, rows)
+  if (fit === 1) rows[0] = await loneWithin(ctx, rows[0], pageTokens(ctx.limits.resultTokens))
   const entries = l.entries.slice(0, fit)
   const next = offset + fit
   const data = {

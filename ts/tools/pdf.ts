@@ -11,8 +11,8 @@ import { displayPath, resolvePath } from '../policy/paths.js'
 import { text, type ToolOutput } from '../result.js'
 import { defineTool, type ToolContext } from '../tool.js'
 import { countTokens } from '../utils.js'
-import { headWithin, textTokens } from './budget.js'
-import { hostCount, num, unchanged } from './common.js'
+import { prefixWithin, textTokens } from './budget.js'
+import { hostCount, MAX_OFFSET, num, unchanged } from './common.js'
 
 /** The hard cap on pdf_read's max_chars (SPEC §3.6). */
 export const PDF_MAX_CHARS_CAP = 200_000
@@ -33,6 +33,8 @@ export const NO_TEXT_WARNING = 'PDF contains no extractable text (may be image-o
 export interface PdfReadInput {
   path: string
   max_chars?: number
+  /** Characters of the laid-out text (page markers included) to skip: the offset a continuation names. */
+  offset?: number
 }
 
 type PdfFacts = NonNullable<NativeReadResult['pdf']>
@@ -43,12 +45,14 @@ export const pdfTool = defineTool<PdfReadInput>({
     revka: {
       name: 'pdf_read',
       description: `Extracts the text of a PDF in the workspace, every page, with a marker line before each page.
-- max_chars (default 50000, at most 200000) bounds the output; longer text is cut with a marker that says where to continue.
+- max_chars (default 50000, at most 200000) bounds the output; longer text is cut with a marker that names the offset to continue at.
+- offset skips that many characters of the text as laid out here (page markers included): pages followed from offset 0 join into the whole text.
 - A PDF with no text layer (scanned images, or encrypted with a password) returns a warning, not an error.
 - file_read also returns PDF text, up to 20 pages a call with its pages parameter; use pdf_read for a whole document at once.`,
       schema: z.strictObject({
         path: z.string().describe('Path of the PDF, relative to the workspace or absolute.'),
         max_chars: z.number().int().min(1).optional().describe(`Most characters to return (default 50000, capped at ${PDF_MAX_CHARS_CAP}).`),
+        offset: z.number().int().min(0).optional().describe('Characters of the text (page markers included) to skip, to continue a long one: the output names the offset to go on at. Default 0.'),
       }),
       toCanonical: (i) => i as unknown as PdfReadInput,
     },
@@ -58,40 +62,52 @@ export const pdfTool = defineTool<PdfReadInput>({
 
 async function pdfRead(input: PdfReadInput, ctx: ToolContext): Promise<ToolOutput> {
   const maxChars = Math.min(input.max_chars ?? ctx.limits.pdfMaxChars, PDF_MAX_CHARS_CAP)
-  const r = await readPdf(ctx, input.path, { pdfAll: true, pdfOnly: true, pdfMaxChars: maxChars })
+  const offset = Math.min(input.offset ?? 0, MAX_OFFSET)
+  // The engine stops interpreting once the text reaches what this page needs: the text
+  // before offset, and the page.
+  const r = await readPdf(ctx, input.path, { pdfAll: true, pdfOnly: true, pdfMaxChars: Math.min(offset + maxChars, MAX_OFFSET) })
   const pdf = r.pdf as PdfFacts
   const shown = displayPath(ctx.workspace, r.realPath)
-  const again = ctx.ledger.note(facts(r), null, `pdf_read:${maxChars}`)
+  const again = ctx.ledger.note(facts(r), null, `pdf_read:${offset}:${maxChars}`)
   const base = { path: shown, realPath: r.realPath, size: r.size, mtimeMs: r.mtimeMs, contentHash: r.hash, pageCount: pdf.pageCount }
-  if (again && ctx.dedup) return unchanged(shown, base, `all ${pdf.pageCount} pages`)
+  if (again && ctx.dedup) return unchanged(shown, base, offset > 0 ? `from character ${num(offset + 1)}` : `all ${pdf.pageCount} pages`)
   if (!hasText(pdf)) return noText(shown, pdf, base)
 
   const full = layout(pdf)
-  // The engine stops interpreting at max_chars: then the pages after the last one given
-  // were not read, and the document's full length is not known.
+  // Stopped at the limit, the pages after the last one given were not read, and the
+  // document's full length is not known.
   const complete = !pdf.stopped
   const total = full.length
-  let end = Math.min(maxChars, total)
+  if (offset > 0 && offset >= total) {
+    throw new InvalidInputError('INVALID_INPUT', `offset ${num(offset)} is past the end of the text of ${clipMiddle(shown, 60)}, which has ${num(total)} characters (page markers included). Use a smaller offset, or leave it out.`, {
+      data: { field: 'offset', chars: total },
+    })
+  }
+  let end = Math.min(offset + maxChars, total)
   // Never split a surrogate pair.
-  if (end < total && end > 0 && isHighSurrogate(full.charCodeAt(end - 1))) end -= 1
+  if (end < total && end > offset + 1 && isHighSurrogate(full.charCodeAt(end - 1))) end -= 1
   // Then the result budget, at a line.
-  const cut = await headWithin(ctx, full.slice(0, end), textTokens(ctx))
-  let out = cut.text
-  end = out.length
+  const budget = textTokens(ctx)
+  const page = await prefixWithin(ctx, full.slice(offset, end), budget)
+  const byTokens = page.length < end - offset
+  end = offset + page.length
   const truncated = end < total || !complete
+  const sep = page.endsWith('\n') ? '' : '\n'
+  let out = page
   if (truncated) {
-    const next = lastMarker(out)
-    const where = next ? ` The cut falls in page ${next} of ${pdf.pageCount}; read from there with file_read and pages="${next}-${Math.min(pdf.pageCount, next + 19)}".` : ''
-    // Stopped early, the text is known to go on past what was read.
+    const at = lastMarker(full.slice(0, end))
+    const where = at ? `, or read from page ${at} of ${pdf.pageCount} with file_read and pages="${at}-${Math.min(pdf.pageCount, at + ctx.limits.pdfPagesPerRead - 1)}"` : ''
     const of = complete ? num(total) : `more than ${num(total)}`
-    const why = cut.left ? `, to fit the limit of ${num(textTokens(ctx))} tokens` : ''
-    out += `\n[… truncated: showing ${num(end)} of ${of} characters${why}.${where}]`
+    const why = byTokens ? `, to fit the limit of ${num(budget)} tokens` : ''
+    out += `${sep}[… truncated: showing characters ${num(offset + 1)}-${num(end)} of ${of}${why}. Continue with offset=${end}${where}.]`
+  } else if (offset > 0) {
+    out += `${sep}[showing characters ${num(offset + 1)}-${num(end)} of ${num(total)}: the end of the text.]`
   }
   out += unmappedNote(pdf)
   const pagesRead = pdf.pages.length
   return {
     content: [text(out)],
-    data: { ...base, chars: total, complete, pagesRead, shownChars: end, maxChars, truncated, unmapped: pdf.unmapped, encrypted: pdf.encrypted, cut: pdf.cut },
+    data: { ...base, chars: total, complete, pagesRead, offset, shownChars: end - offset, maxChars, truncated, unmapped: pdf.unmapped, encrypted: pdf.encrypted, cut: pdf.cut },
   }
 }
 

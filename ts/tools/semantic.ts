@@ -17,7 +17,8 @@ import { text, type ToolOutput } from '../result.js'
 import { explainSearchError, givenPath, plural, searchBase, walkErrors } from '../search/scope.js'
 import { findSemble, runSemble, SembleError, type SembleHit } from '../search/semble.js'
 import { defineTool, type ToolContext } from '../tool.js'
-import { num, recordsWithin } from './common.js'
+import { loneWithin } from './budget.js'
+import { num, pageTokens, recordsWithin } from './common.js'
 
 export type Backend = 'auto' | 'semble' | 'literal'
 
@@ -218,6 +219,7 @@ async function shape(input: SemanticInput, ctx: ToolContext, abs: string, found:
   })
   // Snippets past the result budget wait for the next page.
   const fit = await recordsWithin(ctx, blocks.map((b) => `${b}\n`))
+  if (fit === 1) blocks[0] = await loneWithin(ctx, blocks[0], pageTokens(ctx.limits.resultTokens))
   const hits = found.slice(0, fit)
   const next = page.offset + fit
   const more = page.total !== undefined ? next < page.total : fit < found.length || page.more === true

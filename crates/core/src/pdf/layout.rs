@@ -95,6 +95,14 @@ impl Sink {
         self.chars += n;
     }
 
+    /// Takes back `n` characters counted and then removed (trailing spaces and newlines):
+    /// with a limit, `chars` is what the caller is given.
+    fn uncount(&mut self, n: usize) {
+        if self.limit.is_some() {
+            self.chars = self.chars.saturating_sub(n);
+        }
+    }
+
     /// The text has reached the limit: the interpreter stops.
     pub(crate) fn full(&self) -> bool {
         self.limit.is_some_and(|limit| self.chars >= limit)
@@ -205,8 +213,10 @@ impl Sink {
 
     fn newline(&mut self, paragraph: bool) {
         self.pending_space = false;
-        let trimmed = self.out.trim_end_matches(' ').len();
-        self.out.truncate(trimmed.max(self.line_start));
+        let kept = self.out.trim_end_matches(' ').len().max(self.line_start);
+        // The spaces trimmed were counted (one unit each); the count is of what is shown.
+        self.uncount(self.out.len() - kept);
+        self.out.truncate(kept);
         if self.line_rtl && self.rtl_visual && !self.rtl_logical && self.out.len() > self.line_start {
             let starts: Vec<usize> = self
                 .units
@@ -251,6 +261,7 @@ impl Sink {
         let mut text = std::mem::take(&mut self.out);
         while text.ends_with('\n') {
             text.pop();
+            self.uncount(1);
         }
         self.total += text.len();
         self.line_start = 0;
@@ -352,5 +363,20 @@ mod tests {
         }
         assert!(s.full());
         assert_eq!(s.take_page(), "abc");
+    }
+
+    #[test]
+    fn the_count_is_of_the_text_given_not_of_spaces_and_newlines_trimmed() {
+        // Lines that end with a space glyph: each space is counted, then trimmed.
+        let mut s = Sink::with_limit(Some(1000));
+        for line in 0..20 {
+            let y = 500.0 - line as f64 * 12.0;
+            s.glyph(&at(0.0, y, 5.0), "a");
+            s.glyph(&at(5.0, y, 5.0), " ");
+        }
+        s.line("b");
+        let page = s.take_page();
+        assert!(!page.contains(" \n") && !page.ends_with('\n'), "{page:?}");
+        assert_eq!(s.chars, page.encode_utf16().count());
     }
 }
